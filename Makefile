@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# starvd: `make` builds user/starvd and user/starvctl, `make check` runs
+# every test, `make run` runs the daemon in the foreground, `make demo`
+# shows a rescue, `make bench` measures. See README.md.
+
+VERSION		:= 0.1.0
+PREFIX		?= /usr/local
+BINDIR		?= $(PREFIX)/bin
+MANDIR		?= $(PREFIX)/share/man
+UNITDIR		?= $(PREFIX)/lib/systemd/system
+SYSCONFDIR	?= /etc
+DESTDIR		?=
+
+# BPF=0 builds without the BPF backend (32-bit guests, kernels without BTF).
+BPF		?= 1
+O		?= build
+CC		?= gcc
+CLANG		?= clang
+BPFTOOL		?= bpftool
+PKG_CONFIG	?= pkg-config
+
+ARCH_BPF	:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/i.86/x86/')
+CFLAGS		?= -O2 -g
+WARN		:= -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
+		   -Wstrict-prototypes -Wmissing-prototypes
+CPPFLAGS	+= -D_GNU_SOURCE -DSTARVD_VERSION='"$(VERSION)"' -Iinclude \
+		   -I$(O) -Iuser $(shell $(PKG_CONFIG) --cflags libnl-genl-3.0 2>/dev/null)
+LDLIBS		+= $(shell $(PKG_CONFIG) --libs libnl-genl-3.0 2>/dev/null) -lm
+
+USER_OBJS	:= util cpuset sched_attr options log backend backend_netlink \
+		   detect journal boost report daemon throttle
+ifeq ($(BPF),1)
+USER_OBJS	+= backend_bpf
+LDLIBS		+= -lbpf -lelf -lz
+else
+CPPFLAGS	+= -DSTARVD_NO_BPF
+endif
+LIB_OBJS	:= $(USER_OBJS:%=$(O)/user/%.o)
+PROGS		:= user/starvd user/starvctl
+
+all: $(PROGS)
+
+$(O)/vmlinux.h:
+	@mkdir -p $(@D)
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp
+	@mv $@.tmp $@
+
+$(O)/starvd.bpf.o: bpf/starvd.bpf.c include/starvd/abi.h $(O)/vmlinux.h
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH_BPF) -I$(O) \
+		-Iinclude -Wall -c $< -o $@
+
+$(O)/starvd.skel.h: $(O)/starvd.bpf.o
+	$(BPFTOOL) gen skeleton $< name starvd_bpf > $@.tmp
+	@mv $@.tmp $@
+
+ifeq ($(BPF),1)
+$(O)/user/backend_bpf.o: $(O)/starvd.skel.h
+endif
+
+$(O)/user/%.o: user/%.c $(wildcard user/*.h) include/starvd/abi.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c $< -o $@
+
+$(O)/libstarvd.a: $(LIB_OBJS)
+	$(AR) rcs $@ $^
+
+user/%: $(O)/user/%.o $(O)/libstarvd.a
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# Build dependencies (Debian/Ubuntu packages), installed when missing.
+deps:
+	@scripts/deps.sh
+
+run: deps all
+	scripts/run.sh $(ARGS)
+
+demo: deps all
+	scripts/demo.sh
+
+check: deps all
+	$(MAKE) -C selftests O=$(abspath $(O)) run
+
+bench: deps all
+	$(MAKE) -C selftests O=$(abspath $(O)) bench
+
+install: all
+	install -D -m 0755 user/starvd $(DESTDIR)$(BINDIR)/starvd
+	install -D -m 0755 user/starvctl $(DESTDIR)$(BINDIR)/starvctl
+	install -D -m 0644 man/starvd.8 $(DESTDIR)$(MANDIR)/man8/starvd.8
+	install -D -m 0644 man/starvctl.8 $(DESTDIR)$(MANDIR)/man8/starvctl.8
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/starvd.service > $(O)/starvd.service
+	install -D -m 0644 $(O)/starvd.service $(DESTDIR)$(UNITDIR)/starvd.service
+	install -D -m 0644 systemd/starvd.conf $(DESTDIR)$(SYSCONFDIR)/default/starvd
+
+clean:
+	rm -rf $(O) $(PROGS)
+	$(MAKE) -C selftests O=$(abspath $(O)) clean
+
+.PHONY: all deps run demo check bench install clean
+.SECONDARY:

@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Install what the VM tests (make check-vm, make bench-vm) need, from
+# Debian's archive only. Idempotent: prints what it installs and skips
+# what is there. Guest kernel images are NOT installed (no /boot, no
+# initramfs): vm/fetch.sh downloads and unpacks them into the cache. Guest
+# kernel headers ARE installed, so kbuild and DKMS find them at
+# /lib/modules/KVER/build like for any kernel.
+set -euo pipefail
+. "$(dirname "$0")/../vm/lib.sh"
+
+[ "$(id -u)" = 0 ] || die "run as root (it installs Debian packages): sudo $0"
+command -v apt-get >/dev/null || die "apt-get not found: this script needs Debian (bookworm)"
+
+if ! dpkg --print-foreign-architectures | grep -qx i386; then
+	echo "deps-vm: adding the i386 architecture (686 guest, 32-bit client)"
+	dpkg --add-architecture i386
+fi
+
+# The security archive's i386 index may fail to verify (apt-get exits
+# 100); the packages needed come from the main archive, so go on and let
+# the install below say if something is really missing.
+echo "deps-vm: apt-get update"
+if ! apt-get update -qq; then
+	echo "deps-vm: warning: apt-get update reported errors (often the i386 security index); continuing" >&2
+fi
+
+vm_resolve_kernels
+
+pkgs=(
+	qemu-system-x86 busybox-static dkms kmod xz-utils cpio
+	iproute2 util-linux procps linux-perf
+	python3 python3-yaml python3-jsonschema
+	linux-source-6.1 linux-source-6.12
+	gcc-multilib libnl-genl-3-dev libnl-3-dev pkg-config
+	libnl-genl-3-dev:i386 libnl-3-dev:i386
+	"linux-headers-$KVER_61" "linux-headers-$KVER_612"
+	"linux-headers-$KVER_686:i386"
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	if ! dpkg-query -W -f '${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed'; then
+		missing+=("$p")
+	fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "deps-vm: everything is installed (${#pkgs[@]} packages)"
+else
+	echo "deps-vm: installing: ${missing[*]}"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" ||
+		die "apt-get install failed for: ${missing[*]} (check 'apt-cache policy <package>' and the network to Debian's archive)"
+fi
+echo "deps-vm: guest kernels: $KVER_61, $KVER_612, $KVER_686 (i386)"

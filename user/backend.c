@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "util.h"
+
+#ifdef STARVD_NO_BPF
+static int no_bpf_open(struct backend *b, unsigned int mode, char *err,
+		       size_t errlen)
+{
+	snprintf(err, errlen,
+		 "this starvd was built without BPF support (BPF=0)");
+	return -ENOTSUP;
+}
+
+const struct backend_ops bpf_backend_ops = {
+	.name = "bpf",
+	.open = no_bpf_open,
+};
+#endif
+
+void task_list_add(struct task_list *l, const struct starvd_task *t)
+{
+	grow_array((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v));
+	l->v[l->n++] = *t;
+}
+
+void task_list_free(struct task_list *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static int try_open(struct backend *b, const struct backend_ops *ops,
+		    unsigned int bpf_mode, char *err, size_t errlen)
+{
+	memset(b, 0, sizeof(*b));
+	b->ops = ops;
+	b->nr_cpus = cpus_possible();
+	snprintf(b->desc, sizeof(b->desc), "%s", ops->name);
+	return ops->open(b, bpf_mode, err, errlen);
+}
+
+int backend_open(struct backend *b, enum backend_kind kind,
+		 unsigned int bpf_mode, char *err, size_t errlen)
+{
+	char bpf_err[512];
+	int ret;
+
+	switch (kind) {
+	case BACKEND_BPF:
+		return try_open(b, &bpf_backend_ops, bpf_mode, err, errlen);
+	case BACKEND_NETLINK:
+		return try_open(b, &netlink_backend_ops, bpf_mode, err, errlen);
+	case BACKEND_AUTO:
+		break;
+	}
+	ret = try_open(b, &bpf_backend_ops, bpf_mode, bpf_err,
+		       sizeof(bpf_err));
+	if (!ret)
+		return 0;
+	ret = try_open(b, &netlink_backend_ops, bpf_mode, err, errlen);
+	if (!ret) {
+		snprintf(b->desc + strlen(b->desc),
+			 sizeof(b->desc) - strlen(b->desc),
+			 " (BPF unavailable)");
+		return 0;
+	}
+	snprintf(err + strlen(err), errlen - strlen(err),
+		 "\nBPF backend: %s\nNo backend is available: enable BPF (a kernel with CONFIG_DEBUG_INFO_BTF and CONFIG_BPF_SYSCALL) or install the module: dkms install starvd/<version> && modprobe starvd",
+		 bpf_err);
+	return ret;
+}
+
+void backend_close(struct backend *b)
+{
+	if (b->ops)
+		b->ops->close(b);
+	b->ops = NULL;
+}
+
+int backend_read_cpus(struct backend *b, const struct task_list *l,
+		      struct starvd_cpu *cpus)
+{
+	size_t i;
+	int c;
+
+	memset(cpus, 0, b->nr_cpus * sizeof(*cpus));
+	for (c = 0; c < b->nr_cpus; c++)
+		cpus[c].cpu = c;
+	for (i = 0; i < l->n; i++) {
+		const struct starvd_task *t = &l->v[i];
+		struct starvd_cpu *cpu;
+
+		if (t->cpu < 0 || t->cpu >= b->nr_cpus)
+			continue;
+		cpu = &cpus[t->cpu];
+		if (t->state == STARVD_TASK_RUNNING) {
+			cpu->curr = *t;
+			continue;
+		}
+		cpu->nr_waiters++;
+		if (t->wait_ns > cpu->max_wait_ns)
+			cpu->max_wait_ns = t->wait_ns;
+	}
+	return b->ops->read_counters(b, cpus, b->nr_cpus);
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Backends give the daemon and starvctl the same records, whether they
+ * come from the BPF programs or from the kernel module over netlink.
+ */
+#ifndef STARVD_BACKEND_H
+#define STARVD_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <starvd/abi.h>
+
+#include "cpuset.h"
+#include "options.h"
+
+/* One read: waiters and the tasks holding the CPUs. */
+struct task_list {
+	uint64_t read_time_ns;	/* CLOCK_MONOTONIC; wait_ns refers to it */
+	struct starvd_task *v;
+	size_t n, cap;
+};
+
+struct read_filter {
+	const struct cpuset *cpus;	/* NULL: all CPUs */
+	uint64_t min_wait_ns;
+};
+
+struct backend;
+
+struct backend_ops {
+	const char *name;
+	/* 0, or -errno with a message for the user in err. */
+	int (*open)(struct backend *b, unsigned int bpf_mode,
+		    char *err, size_t errlen);
+	int (*read_tasks)(struct backend *b, const struct read_filter *f,
+			  struct task_list *out);
+	/* Per-CPU event counters: fills nr_events/nr_dropped for each cpu. */
+	int (*read_counters)(struct backend *b, struct starvd_cpu *cpus,
+			     int nr_cpus);
+	void (*close)(struct backend *b);
+};
+
+struct backend {
+	const struct backend_ops *ops;
+	void *priv;
+	int nr_cpus;
+	char desc[64];		/* e.g. "bpf (sched_info mode)" */
+};
+
+extern const struct backend_ops bpf_backend_ops;
+extern const struct backend_ops netlink_backend_ops;
+
+/*
+ * Open the backend @kind asks for; BACKEND_AUTO tries BPF, then the
+ * kernel module. On failure err says what is wrong and what to do.
+ */
+int backend_open(struct backend *b, enum backend_kind kind,
+		 unsigned int bpf_mode, char *err, size_t errlen);
+void backend_close(struct backend *b);
+
+static inline int backend_read_tasks(struct backend *b,
+				     const struct read_filter *f,
+				     struct task_list *out)
+{
+	return b->ops->read_tasks(b, f, out);
+}
+
+/*
+ * Per-CPU summaries of one read: waiters, longest wait, holder, counters.
+ * @cpus has b->nr_cpus entries, indexed by CPU.
+ */
+int backend_read_cpus(struct backend *b, const struct task_list *l,
+		      struct starvd_cpu *cpus);
+
+void task_list_add(struct task_list *l, const struct starvd_task *t);
+void task_list_free(struct task_list *l);
+
+#endif

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * BPF backend: loads bpf/starvd.bpf.c through its skeleton and reads the
+ * waiters with one pass of the task iterator.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "backend.h"
+#include "starvd.skel.h"
+#include "util.h"
+
+/* Mirrors struct cpu_state in bpf/starvd.bpf.c. */
+struct cpu_state {
+	uint64_t nr_events;
+	uint64_t nr_dropped;
+	uint64_t switch_ns;
+	uint64_t pad[5];
+};
+
+#define TRACKING_TABLE_SIZE 32768
+
+struct bpf_backend {
+	struct starvd_bpf *skel;
+	struct bpf_link *iter_link;
+	char *buf;
+	size_t buf_cap;
+};
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (level == LIBBPF_WARN && getenv("STARVD_LIBBPF_DEBUG"))
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+/* Does the running kernel keep task->sched_info.last_queued? */
+static bool kernel_has_sched_info(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	const struct btf_member *m;
+	bool found = false;
+	int id, i;
+
+	if (!btf)
+		return false;
+	id = btf__find_by_name_kind(btf, "sched_info", BTF_KIND_STRUCT);
+	if (id > 0) {
+		t = btf__type_by_id(btf, id);
+		m = btf_members(t);
+		for (i = 0; i < btf_vlen(t); i++, m++)
+			if (!strcmp(btf__name_by_offset(btf, m->name_off),
+				    "last_queued"))
+				found = true;
+	}
+	btf__free(btf);
+	return found;
+}
+
+static void select_programs(struct starvd_bpf *skel, unsigned int mode)
+{
+	bool tracking = mode == STARVD_MODE_TRACKING;
+
+	bpf_program__set_autoload(skel->progs.on_switch, !tracking);
+	bpf_program__set_autoload(skel->progs.track_switch, tracking);
+	bpf_program__set_autoload(skel->progs.track_wakeup, tracking);
+	bpf_program__set_autoload(skel->progs.track_wakeup_new, tracking);
+	bpf_program__set_autoload(skel->progs.track_migrate, tracking);
+	bpf_program__set_autoload(skel->progs.track_exit, tracking);
+	bpf_map__set_max_entries(skel->maps.waits,
+				 tracking ? TRACKING_TABLE_SIZE : 1);
+}
+
+static int bpf_open(struct backend *b, unsigned int mode, char *err,
+		    size_t errlen)
+{
+	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+	struct bpf_backend *p;
+	int ret;
+
+	libbpf_set_print(libbpf_quiet);
+	/* Kernels >= 5.11 account BPF memory to cgroups: failure is fine. */
+	setrlimit(RLIMIT_MEMLOCK, &rl);
+
+	if (mode == STARVD_MODE_AUTO)
+		mode = kernel_has_sched_info() ? STARVD_MODE_SCHED_INFO :
+						 STARVD_MODE_TRACKING;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	b->priv = p;
+	p->skel = starvd_bpf__open();
+	if (!p->skel) {
+		ret = -errno;
+		snprintf(err, errlen,
+			 "cannot open the BPF object: %s (does this kernel have BTF? /sys/kernel/btf/vmlinux)",
+			 strerror(-ret));
+		goto fail;
+	}
+	p->skel->rodata->mode = mode;
+	bpf_map__set_max_entries(p->skel->maps.cpu_states, b->nr_cpus);
+	select_programs(p->skel, mode);
+
+	ret = starvd_bpf__load(p->skel);
+	if (ret) {
+		snprintf(err, errlen,
+			 "cannot load the BPF programs: %s (run as root, or with CAP_BPF and CAP_PERFMON; set STARVD_LIBBPF_DEBUG=1 for the verifier log)",
+			 strerror(-ret));
+		goto fail;
+	}
+	ret = starvd_bpf__attach(p->skel);
+	if (ret) {
+		snprintf(err, errlen,
+			 "cannot attach the BPF programs: %s (a kernel with BPF trampolines, 5.5 or later, is needed)",
+			 strerror(-ret));
+		goto fail;
+	}
+	p->iter_link = bpf_program__attach_iter(p->skel->progs.dump_tasks,
+						NULL);
+	if (!p->iter_link) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot create the task iterator: %s",
+			 strerror(-ret));
+		goto fail;
+	}
+	/*
+	 * A read calibrates against the last switch on its CPU: make sure
+	 * one happened since the programs were attached.
+	 */
+	usleep(1);
+	snprintf(b->desc, sizeof(b->desc), "bpf (%s mode)",
+		 mode == STARVD_MODE_TRACKING ? "tracking" : "sched_info");
+	return 0;
+fail:
+	b->ops->close(b);
+	return ret;
+}
+
+static void set_filter(struct starvd_bpf *skel, const struct read_filter *f)
+{
+	size_t words = ARRAY_SIZE(skel->bss->cpu_mask);
+
+	skel->bss->min_wait_ns = f ? f->min_wait_ns : 0;
+	skel->bss->cpu_filter = f && f->cpus;
+	if (f && f->cpus) {
+		_Static_assert(sizeof(skel->bss->cpu_mask) ==
+			       sizeof(f->cpus->bits), "cpu mask size");
+		memcpy(skel->bss->cpu_mask, f->cpus->bits,
+		       words * sizeof(uint64_t));
+	}
+}
+
+static int bpf_read_tasks(struct backend *b, const struct read_filter *f,
+			  struct task_list *out)
+{
+	struct bpf_backend *p = b->priv;
+	const struct starvd_read_hdr *hdr;
+	size_t len = 0, i;
+	ssize_t n;
+	int fd, ret = 0;
+
+	set_filter(p->skel, f);
+	fd = bpf_iter_create(bpf_link__fd(p->iter_link));
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		grow_array((void **)&p->buf, &p->buf_cap, len + 65536, 1);
+		n = read(fd, p->buf + len, p->buf_cap - len);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			ret = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		len += n;
+	}
+	close(fd);
+	if (ret)
+		return ret;
+	if (len < sizeof(*hdr))
+		return -EIO;
+	hdr = (const void *)p->buf;
+	out->n = 0;
+	out->read_time_ns = hdr->read_time_ns;
+	for (i = sizeof(*hdr); i + sizeof(struct starvd_task) <= len;
+	     i += sizeof(struct starvd_task))
+		task_list_add(out, (const void *)(p->buf + i));
+	return 0;
+}
+
+static int bpf_read_counters(struct backend *b, struct starvd_cpu *cpus,
+			     int nr_cpus)
+{
+	struct bpf_backend *p = b->priv;
+	int fd = bpf_map__fd(p->skel->maps.cpu_states);
+	struct cpu_state s;
+	__u32 cpu;
+
+	for (cpu = 0; cpu < (__u32)nr_cpus; cpu++) {
+		if (bpf_map_lookup_elem(fd, &cpu, &s))
+			return -errno;
+		cpus[cpu].nr_events = s.nr_events;
+		cpus[cpu].nr_dropped = s.nr_dropped;
+	}
+	return 0;
+}
+
+static void bpf_close(struct backend *b)
+{
+	struct bpf_backend *p = b->priv;
+
+	if (!p)
+		return;
+	bpf_link__destroy(p->iter_link);
+	starvd_bpf__destroy(p->skel);
+	free(p->buf);
+	free(p);
+	b->priv = NULL;
+}
+
+const struct backend_ops bpf_backend_ops = {
+	.name = "bpf",
+	.open = bpf_open,
+	.read_tasks = bpf_read_tasks,
+	.read_counters = bpf_read_counters,
+	.close = bpf_close,
+};

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Process plumbing: daemonizing, pidfile, protecting starvd itself. */
+#ifndef STARVD_DAEMON_H
+#define STARVD_DAEMON_H
+
+#include "options.h"
+
+/*
+ * Fork into the background. The parent returns only in the child; it
+ * exits once the child calls daemon_ready() (status 0) or dies (1).
+ */
+int daemonize(void);
+void daemon_ready(void);
+
+int pidfile_write(const char *path);
+void pidfile_remove(const char *path);
+
+/*
+ * Affinity (-a), memory locking (--mlock) and a SCHED_DEADLINE
+ * reservation (-R) for starvd itself. Returns -1 after logging a message
+ * when a requested protection cannot be applied.
+ */
+int protect_self(const struct config *cfg);
+
+#endif

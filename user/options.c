@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <starvd/abi.h>
+
+#include "options.h"
+#include "util.h"
+#include "version.h"
+
+enum {
+	OPT_JSON = 0x100,
+	OPT_KSTACK,
+	OPT_MLOCK,
+	OPT_RUN_DIR,
+	OPT_BPF_MODE,
+};
+
+static const struct option long_options[] = {
+	{ "cpu",		required_argument, NULL, 'c' },
+	{ "starving_threshold",	required_argument, NULL, 't' },
+	{ "boost_period",	required_argument, NULL, 'p' },
+	{ "boost_runtime",	required_argument, NULL, 'r' },
+	{ "boost_duration",	required_argument, NULL, 'd' },
+	{ "force_fifo",		no_argument,       NULL, 'F' },
+	{ "log_only",		no_argument,       NULL, 'l' },
+	{ "verbose",		no_argument,       NULL, 'v' },
+	{ "log_kmsg",		no_argument,       NULL, 'k' },
+	{ "log_syslog",		no_argument,       NULL, 's' },
+	{ "foreground",		no_argument,       NULL, 'f' },
+	{ "pidfile",		required_argument, NULL, 'P' },
+	{ "aggressive_mode",	no_argument,       NULL, 'A' },
+	{ "adaptive_mode",	no_argument,       NULL, 'M' },
+	{ "power_mode",		no_argument,       NULL, 'O' },
+	{ "no_idle_detect",	no_argument,       NULL, 'N' },
+	{ "granularity",	required_argument, NULL, 'g' },
+	{ "reservation",	required_argument, NULL, 'R' },
+	{ "affinity",		required_argument, NULL, 'a' },
+	{ "ignore_threads",	required_argument, NULL, 'i' },
+	{ "ignore_processes",	required_argument, NULL, 'I' },
+	{ "backend",		required_argument, NULL, 'b' },
+	{ "systemd",		no_argument,       NULL, 'S' },
+	{ "version",		no_argument,       NULL, 'V' },
+	{ "help",		no_argument,       NULL, 'h' },
+	{ "json",		no_argument,       NULL, OPT_JSON },
+	{ "kstack",		no_argument,       NULL, OPT_KSTACK },
+	{ "mlock",		no_argument,       NULL, OPT_MLOCK },
+	{ "run-dir",		required_argument, NULL, OPT_RUN_DIR },
+	{ "bpf-mode",		required_argument, NULL, OPT_BPF_MODE },
+	{ NULL, 0, NULL, 0 }
+};
+
+static const char usage_text[] =
+"Usage: starvd [options]\n"
+"Detect tasks that are runnable but not given a CPU and boost them.\n"
+"\n"
+"Monitoring:\n"
+"  -c, --cpu LIST              CPUs to monitor (default: all)\n"
+"  -t, --starving_threshold S  seconds a task may wait before it is\n"
+"                              boosted (default 60, decimals allowed)\n"
+"  -g, --granularity S         poll every S seconds instead of waking\n"
+"                              exactly when a waiter can cross the threshold\n"
+"  -i, --ignore_threads RE,..  never boost threads whose name matches\n"
+"  -I, --ignore_processes RE,.. never boost threads of matching processes\n"
+"  -b, --backend NAME          auto (default), bpf (alias queue_track, Q),\n"
+"                              netlink (alias sched_debug, S)\n"
+"      --bpf-mode MODE         auto (default), sched_info or tracking\n"
+"  -A, -M, -O, -N              accepted for stalld compatibility\n"
+"Boosting:\n"
+"  -p, --boost_period NS       SCHED_DEADLINE period (default 1000000000)\n"
+"  -r, --boost_runtime NS      SCHED_DEADLINE runtime (default 20000)\n"
+"  -d, --boost_duration S      how long a boost lasts (default 3)\n"
+"  -F, --force_fifo            emulate the boost with SCHED_FIFO\n"
+"  -l, --log_only              only report, never boost\n"
+"Logging:\n"
+"  -v, --verbose               log to stderr (implies -f)\n"
+"  -k, --log_kmsg              log to the kernel log\n"
+"  -s, --log_syslog            log to syslog (default when daemonized)\n"
+"      --json                  one JSON object per event on stdout\n"
+"      --kstack                add the starved task's kernel stack\n"
+"Daemon:\n"
+"  -f, --foreground            do not daemonize\n"
+"  -P, --pidfile FILE          write the daemon's PID to FILE\n"
+"  -a, --affinity LIST         run starvd itself on these CPUs\n"
+"  -R, --reservation PCT       run starvd itself with a SCHED_DEADLINE\n"
+"                              reservation of PCT%% of a CPU\n"
+"      --mlock                 lock starvd's memory\n"
+"  -S, --systemd               RT throttling is managed by the service\n"
+"      --run-dir DIR           state and boost journal (default /run/starvd)\n"
+"  -V, --version, -h, --help\n";
+
+static enum parse_result fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return PARSE_ERROR;
+}
+
+static int compile_regex_list(const char *arg, struct regex_list *l,
+			      char *err, size_t errlen)
+{
+	char *copy = strdup(arg), *save = NULL, *tok;
+	int ret = 0, rc;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		regex_t *re = realloc(l->re, (l->n + 1) * sizeof(*re));
+
+		if (!re) {
+			ret = -ENOMEM;
+			break;
+		}
+		l->re = re;
+		rc = regcomp(&l->re[l->n], tok, REG_EXTENDED | REG_NOSUB);
+		if (rc) {
+			char msg[128];
+
+			regerror(rc, &l->re[l->n], msg, sizeof(msg));
+			snprintf(err, errlen, "'%s': %s", tok, msg);
+			ret = -EINVAL;
+			break;
+		}
+		l->n++;
+	}
+	if (!ret && l->n == 0) {
+		snprintf(err, errlen, "empty list");
+		ret = -EINVAL;
+	}
+	free(copy);
+	return ret;
+}
+
+bool regex_list_match(const struct regex_list *l, const char *s)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++)
+		if (!regexec(&l->re[i], s, 0, NULL, 0))
+			return true;
+	return false;
+}
+
+static void regex_list_free(struct regex_list *l)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++)
+		regfree(&l->re[i]);
+	free(l->re);
+	l->re = NULL;
+	l->n = 0;
+}
+
+void config_free(struct config *cfg)
+{
+	regex_list_free(&cfg->ignore_threads);
+	regex_list_free(&cfg->ignore_processes);
+}
+
+static void set_defaults(struct config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->monitor_all = true;
+	cfg->threshold_ns = 60 * NSEC_PER_SEC;
+	cfg->boost_period_ns = 1000000000ULL;
+	cfg->boost_runtime_ns = 20000;
+	cfg->boost_duration_ns = 3 * NSEC_PER_SEC;
+	cfg->run_dir = "/run/starvd";
+	cfg->backend = BACKEND_AUTO;
+	cfg->bpf_mode = STARVD_MODE_AUTO;
+}
+
+static enum parse_result parse_cpu_opt(const char *opt, const char *arg,
+				       int nr_cpus, struct cpuset *set,
+				       char *err, size_t len)
+{
+	int bad, ret = cpuset_parse(arg, nr_cpus, set, &bad);
+
+	if (ret == -ENODEV)
+		return fail(err, len,
+			    "%s: CPU %d does not exist (this machine has CPUs 0-%d)",
+			    opt, bad, nr_cpus - 1);
+	if (ret)
+		return fail(err, len,
+			    "%s: '%s' is not a CPU list (example: 0-3,8)",
+			    opt, arg);
+	return PARSE_OK;
+}
+
+static enum parse_result parse_backend(const char *arg, struct config *cfg,
+				       char *err, size_t len)
+{
+	if (!strcmp(arg, "auto"))
+		cfg->backend = BACKEND_AUTO;
+	else if (!strcmp(arg, "bpf") || !strcmp(arg, "queue_track") ||
+		 !strcmp(arg, "Q"))
+		cfg->backend = BACKEND_BPF;
+	else if (!strcmp(arg, "netlink") || !strcmp(arg, "sched_debug") ||
+		 !strcmp(arg, "S"))
+		cfg->backend = BACKEND_NETLINK;
+	else
+		return fail(err, len,
+			    "-b/--backend: unknown backend '%s' (use auto, bpf or netlink)",
+			    arg);
+	return PARSE_OK;
+}
+
+static enum parse_result parse_bpf_mode(const char *arg, struct config *cfg,
+					char *err, size_t len)
+{
+	if (!strcmp(arg, "auto"))
+		cfg->bpf_mode = STARVD_MODE_AUTO;
+	else if (!strcmp(arg, "sched_info"))
+		cfg->bpf_mode = STARVD_MODE_SCHED_INFO;
+	else if (!strcmp(arg, "tracking"))
+		cfg->bpf_mode = STARVD_MODE_TRACKING;
+	else
+		return fail(err, len,
+			    "--bpf-mode: unknown mode '%s' (use auto, sched_info or tracking)",
+			    arg);
+	return PARSE_OK;
+}
+
+static enum parse_result check_pidfile(const char *path, char *err, size_t len)
+{
+	char *copy = strdup(path);
+	struct stat st;
+	int ret;
+
+	if (!copy)
+		return fail(err, len, "out of memory");
+	ret = stat(dirname(copy), &st);
+	free(copy);
+	if (ret || !S_ISDIR(st.st_mode))
+		return fail(err, len,
+			    "-P/--pidfile: the directory of '%s' does not exist",
+			    path);
+	return PARSE_OK;
+}
+
+static enum parse_result validate(struct config *cfg, char *err, size_t len)
+{
+	if (cfg->boost_runtime_ns > cfg->boost_period_ns)
+		return fail(err, len,
+			    "-r/--boost_runtime (%llu ns) must not exceed -p/--boost_period (%llu ns)",
+			    (unsigned long long)cfg->boost_runtime_ns,
+			    (unsigned long long)cfg->boost_period_ns);
+	if (cfg->boost_runtime_ns < 1024)
+		return fail(err, len,
+			    "-r/--boost_runtime must be at least 1024 ns (SCHED_DEADLINE minimum)");
+	if (cfg->pidfile && check_pidfile(cfg->pidfile, err, len))
+		return PARSE_ERROR;
+	if (cfg->verbose)
+		cfg->foreground = true;
+	return PARSE_OK;
+}
+
+enum parse_result parse_options(int argc, char **argv, int nr_cpus,
+				struct config *cfg, char *err, size_t len)
+{
+	char rx_err[160];
+	long v;
+	int c;
+
+	set_defaults(cfg);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv,
+				":c:t:p:r:d:FlvksfP:AMONg:R:a:i:I:b:SVh",
+				long_options, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			if (parse_cpu_opt("-c/--cpu", optarg, nr_cpus,
+					  &cfg->cpus, err, len))
+				return PARSE_ERROR;
+			cfg->monitor_all = false;
+			break;
+		case 'a':
+			if (parse_cpu_opt("-a/--affinity", optarg, nr_cpus,
+					  &cfg->affinity, err, len))
+				return PARSE_ERROR;
+			cfg->have_affinity = true;
+			break;
+		case 't':
+			if (parse_seconds(optarg, &cfg->threshold_ns))
+				return fail(err, len,
+					    "-t/--starving_threshold: '%s' is not a positive number of seconds",
+					    optarg);
+			break;
+		case 'g':
+			if (parse_seconds(optarg, &cfg->granularity_ns))
+				return fail(err, len,
+					    "-g/--granularity: '%s' is not a positive number of seconds",
+					    optarg);
+			break;
+		case 'd':
+			if (parse_seconds(optarg, &cfg->boost_duration_ns))
+				return fail(err, len,
+					    "-d/--boost_duration: '%s' is not a positive number of seconds",
+					    optarg);
+			break;
+		case 'p':
+			if (parse_ns(optarg, &cfg->boost_period_ns))
+				return fail(err, len,
+					    "-p/--boost_period: '%s' is not a positive number of nanoseconds",
+					    optarg);
+			break;
+		case 'r':
+			if (parse_ns(optarg, &cfg->boost_runtime_ns))
+				return fail(err, len,
+					    "-r/--boost_runtime: '%s' is not a positive number of nanoseconds",
+					    optarg);
+			break;
+		case 'R':
+			if (parse_int(optarg, 1, 90, &v))
+				return fail(err, len,
+					    "-R/--reservation: '%s' is not a percentage from 1 to 90",
+					    optarg);
+			cfg->reservation = v;
+			break;
+		case 'i':
+		case 'I':
+			if (compile_regex_list(optarg, c == 'i' ?
+					       &cfg->ignore_threads :
+					       &cfg->ignore_processes,
+					       rx_err, sizeof(rx_err)))
+				return fail(err, len, "%s: bad regular expression %s",
+					    c == 'i' ? "-i/--ignore_threads" :
+					    "-I/--ignore_processes", rx_err);
+			break;
+		case 'b':
+			if (parse_backend(optarg, cfg, err, len))
+				return PARSE_ERROR;
+			break;
+		case OPT_BPF_MODE:
+			if (parse_bpf_mode(optarg, cfg, err, len))
+				return PARSE_ERROR;
+			break;
+		case 'P':
+			cfg->pidfile = optarg;
+			break;
+		case OPT_RUN_DIR:
+			cfg->run_dir = optarg;
+			break;
+		case 'F': cfg->force_fifo = true; break;
+		case 'l': cfg->log_only = true; break;
+		case 'v': cfg->verbose = true; break;
+		case 'k': cfg->log_kmsg = true; break;
+		case 's': cfg->log_syslog = true; break;
+		case 'f': cfg->foreground = true; break;
+		case 'S': cfg->systemd = true; break;
+		case 'A': cfg->aggressive = true; break;
+		case 'M': cfg->adaptive = true; break;
+		case 'O': cfg->power = true; break;
+		case 'N': cfg->no_idle_detect = true; break;
+		case OPT_JSON: cfg->json = true; break;
+		case OPT_KSTACK: cfg->kstack = true; break;
+		case OPT_MLOCK: cfg->mlock = true; break;
+		case 'V':
+			printf("starvd %s\n", STARVD_VERSION);
+			return PARSE_EXIT;
+		case 'h':
+			fputs(usage_text, stdout);
+			return PARSE_EXIT;
+		case ':':
+			return fail(err, len, "option '%s' needs a value (see starvd --help)",
+				    argv[optind - 1]);
+		default:
+			return fail(err, len, "unknown option '%s' (see starvd --help)",
+				    argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return fail(err, len, "unexpected argument '%s' (see starvd --help)",
+			    argv[optind]);
+	return validate(cfg, err, len);
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The daemon's command line: stalld-compatible options plus starvd's own. */
+#ifndef STARVD_OPTIONS_H
+#define STARVD_OPTIONS_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cpuset.h"
+
+enum backend_kind {
+	BACKEND_AUTO,
+	BACKEND_BPF,
+	BACKEND_NETLINK,
+};
+
+struct regex_list {
+	regex_t *re;
+	int n;
+};
+
+struct config {
+	bool monitor_all;
+	struct cpuset cpus;		/* -c */
+	bool have_affinity;
+	struct cpuset affinity;		/* -a */
+	uint64_t threshold_ns;		/* -t */
+	uint64_t boost_period_ns;	/* -p */
+	uint64_t boost_runtime_ns;	/* -r */
+	uint64_t boost_duration_ns;	/* -d */
+	uint64_t granularity_ns;	/* -g; 0: wake on threshold crossings */
+	int reservation;		/* -R, percent; 0: none */
+	bool force_fifo;		/* -F */
+	bool log_only;			/* -l */
+	bool verbose;			/* -v */
+	bool log_kmsg;			/* -k */
+	bool log_syslog;		/* -s */
+	bool foreground;		/* -f */
+	bool systemd;			/* -S */
+	bool aggressive;		/* -A: accepted, see starvd(8) */
+	bool adaptive;			/* -M: accepted, see starvd(8) */
+	bool power;			/* -O: accepted, see starvd(8) */
+	bool no_idle_detect;		/* -N: accepted, see starvd(8) */
+	bool json;			/* --json */
+	bool kstack;			/* --kstack */
+	bool mlock;			/* --mlock */
+	const char *pidfile;		/* -P */
+	const char *run_dir;		/* --run-dir */
+	enum backend_kind backend;	/* -b */
+	unsigned int bpf_mode;		/* --bpf-mode: enum starvd_bpf_mode */
+	struct regex_list ignore_threads;	/* -i */
+	struct regex_list ignore_processes;	/* -I */
+};
+
+enum parse_result {
+	PARSE_OK,
+	PARSE_EXIT,	/* --help or --version handled */
+	PARSE_ERROR,	/* message in err */
+};
+
+/*
+ * Parse and validate the command line into @cfg (defaults first).
+ * @nr_cpus is the number of possible CPUs used to validate CPU lists.
+ * Never exits and never prints except for --help/--version on stdout.
+ */
+enum parse_result parse_options(int argc, char **argv, int nr_cpus,
+				struct config *cfg, char *err, size_t errlen);
+void config_free(struct config *cfg);
+
+bool regex_list_match(const struct regex_list *l, const char *s);
+
+#endif

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * starvd: starvation detection and avoidance daemon.
+ *
+ * Each wake-up reads the waiters once (filtered in the kernel), boosts the
+ * ones that have waited for the threshold, and sleeps until the earliest
+ * moment another one can cross it, or until a boost needs its next step.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "boost.h"
+#include "daemon.h"
+#include "detect.h"
+#include "journal.h"
+#include "log.h"
+#include "options.h"
+#include "report.h"
+#include "throttle.h"
+#include "util.h"
+#include "version.h"
+
+struct starvd {
+	struct config cfg;
+	struct backend backend;
+	struct journal journal;
+	struct booster booster;
+	struct detect detect;
+	struct detect_result result;
+	struct task_list tasks;
+	struct starvd_task *holders;	/* per CPU, tid 0: unknown */
+	uint64_t next_read_ns;
+	uint64_t nr_reads, nr_starving;
+	int sfd;
+};
+
+static bool skip_boosted(void *ctx, uint32_t tid)
+{
+	return boost_active(ctx, tid);
+}
+
+/* Name of the process (thread group leader) a task belongs to. */
+static void process_comm(uint32_t tgid, char *buf, size_t len)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
+	if (read_line(path, buf, len))
+		buf[0] = '\0';
+}
+
+static bool ignored(const struct config *cfg, const struct starvd_task *t)
+{
+	char pcomm[64];
+
+	if (regex_list_match(&cfg->ignore_threads, t->comm))
+		return true;
+	if (!cfg->ignore_processes.n)
+		return false;
+	process_comm(t->tgid, pcomm, sizeof(pcomm));
+	return regex_list_match(&cfg->ignore_processes, pcomm);
+}
+
+static void collect_holders(struct starvd *d)
+{
+	size_t i;
+
+	memset(d->holders, 0, d->backend.nr_cpus * sizeof(*d->holders));
+	for (i = 0; i < d->tasks.n; i++) {
+		const struct starvd_task *t = &d->tasks.v[i];
+
+		if (t->state == STARVD_TASK_RUNNING && t->cpu >= 0 &&
+		    t->cpu < d->backend.nr_cpus)
+			d->holders[t->cpu] = *t;
+	}
+}
+
+static void handle_starving(struct starvd *d, const struct starvd_task *t,
+			    uint64_t now)
+{
+	const struct starvd_task *h = NULL;
+
+	if (ignored(&d->cfg, t))
+		return;
+	if (t->cpu >= 0 && t->cpu < d->backend.nr_cpus &&
+	    d->holders[t->cpu].tid)
+		h = &d->holders[t->cpu];
+	d->nr_starving++;
+	report_starving(t, d->tasks.read_time_ns, h, d->cfg.log_only,
+			d->cfg.kstack);
+	if (!d->cfg.log_only)
+		boost_start(&d->booster, t, h ? h->prio : -1, now);
+}
+
+static int scan(struct starvd *d)
+{
+	struct read_filter f = {
+		.cpus = d->cfg.monitor_all ? NULL : &d->cfg.cpus,
+	};
+	size_t i;
+	int ret;
+
+	ret = backend_read_tasks(&d->backend, &f, &d->tasks);
+	if (ret)
+		return ret;
+	d->nr_reads++;
+	collect_holders(d);
+	detect_scan(&d->detect, &d->tasks, skip_boosted, &d->booster,
+		    &d->result);
+	for (i = 0; i < d->result.n; i++)
+		handle_starving(d, &d->tasks.v[d->result.starving[i]],
+				now_ns());
+	if (d->cfg.granularity_ns)
+		d->next_read_ns = d->tasks.read_time_ns + d->cfg.granularity_ns;
+	else
+		d->next_read_ns = d->result.next_wake_ns;
+	return 0;
+}
+
+static void log_status(struct starvd *d)
+{
+	char cpus[256] = "all";
+
+	if (!d->cfg.monitor_all)
+		cpuset_format(&d->cfg.cpus, cpus, sizeof(cpus));
+	log_msg("status: backend %s, CPUs %s, threshold %.3f s, %zu boost(s) in progress, %llu reads, %llu starving, %llu boosts, %llu boost failures",
+		d->backend.desc, cpus,
+		(double)d->cfg.threshold_ns / NSEC_PER_SEC, d->booster.n,
+		(unsigned long long)d->nr_reads,
+		(unsigned long long)d->nr_starving,
+		(unsigned long long)d->booster.nr_boosts,
+		(unsigned long long)d->booster.nr_failures);
+}
+
+/* Sleep until @deadline or a signal; returns the signal number or 0. */
+static int wait_until(struct starvd *d, uint64_t deadline)
+{
+	struct pollfd pfd = { .fd = d->sfd, .events = POLLIN };
+	struct signalfd_siginfo si;
+	struct timespec ts;
+	uint64_t now = now_ns(), delta;
+
+	delta = deadline > now ? deadline - now : 0;
+	ts.tv_sec = delta / NSEC_PER_SEC;
+	ts.tv_nsec = delta % NSEC_PER_SEC;
+	if (ppoll(&pfd, 1, &ts, NULL) <= 0)
+		return 0;
+	if (read(d->sfd, &si, sizeof(si)) != sizeof(si))
+		return 0;
+	return si.ssi_signo;
+}
+
+static int run(struct starvd *d)
+{
+	uint64_t deadline;
+	int sig, ret, backoff_ms = 100;
+
+	d->next_read_ns = 0;
+	for (;;) {
+		uint64_t now = now_ns();
+
+		/* A task whose boost ended may starve again: look now. */
+		if (boost_run(&d->booster, now))
+			d->next_read_ns = now;
+		if (now >= d->next_read_ns) {
+			ret = scan(d);
+			if (ret) {
+				log_err("reading the waiters from the %s backend failed: %s; retrying in %d ms",
+					d->backend.desc, strerror(-ret),
+					backoff_ms);
+				d->next_read_ns = now + backoff_ms * NSEC_PER_MSEC;
+				if (backoff_ms < 5000)
+					backoff_ms *= 2;
+			} else {
+				backoff_ms = 100;
+			}
+		}
+		deadline = boost_next_event(&d->booster);
+		if (d->next_read_ns < deadline)
+			deadline = d->next_read_ns;
+		sig = wait_until(d, deadline);
+		if (sig == SIGUSR1)
+			log_status(d);
+		else if (sig)
+			return sig;
+	}
+}
+
+static int setup_signals(struct starvd *d)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -errno;
+	d->sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	return d->sfd < 0 ? -errno : 0;
+}
+
+/* Put back every task a previous starvd left boosted (it was killed). */
+static void recover_journal(struct starvd *d)
+{
+	struct journal_entry *v;
+	size_t n, i;
+	int ret;
+
+	if (journal_load(&d->journal, &v, &n))
+		return;
+	for (i = 0; i < n; i++) {
+		ret = restore_task(v[i].tid, v[i].comm, v[i].start_time,
+				   &v[i].saved, &v[i].applied,
+				   "left boosted by a previous starvd");
+		if (ret == -ESRCH)
+			log_msg("pid %d (%s) from the boost journal is gone",
+				v[i].tid, v[i].comm);
+		journal_remove(&d->journal, v[i].tid);
+	}
+	free(v);
+}
+
+/* stalld refuses to run with RT throttling on unless it is managed. */
+static int check_throttling(const struct config *cfg)
+{
+	long us;
+	int ret;
+
+	ret = rt_runtime_read(&us);
+	if (ret) {
+		log_err("cannot read %s: %s", RT_RUNTIME_PATH, strerror(-ret));
+		return -1;
+	}
+	if (us < 0) {
+		log_msg("RT throttling is off (kernel.sched_rt_runtime_us=-1)");
+		return 0;
+	}
+	if (cfg->systemd || cfg->log_only) {
+		log_msg("RT throttling is on (kernel.sched_rt_runtime_us=%ld)%s",
+			us, cfg->systemd ? ", managed by the service" :
+			", fine for --log_only");
+		return 0;
+	}
+	log_err("RT throttling is on (kernel.sched_rt_runtime_us=%ld): SCHED_DEADLINE boosts of pinned tasks are refused while it is. Turn it off with 'sysctl -w kernel.sched_rt_runtime_us=-1', or pass -S/--systemd if the service manages it.",
+		us);
+	return -1;
+}
+
+static void log_start(const struct starvd *d)
+{
+	char cpus[256] = "all", rt[32], per[32];
+
+	if (!d->cfg.monitor_all)
+		cpuset_format(&d->cfg.cpus, cpus, sizeof(cpus));
+	format_ns(d->cfg.boost_runtime_ns, rt, sizeof(rt));
+	format_ns(d->cfg.boost_period_ns, per, sizeof(per));
+	log_msg("starvd %s: backend %s, monitoring CPUs %s, threshold %.3f s, %s, boost %s/%s for %.3f s%s",
+		STARVD_VERSION, d->backend.desc, cpus,
+		(double)d->cfg.threshold_ns / NSEC_PER_SEC,
+		d->cfg.granularity_ns ? "fixed granularity" :
+		"waking on threshold crossings", rt, per,
+		(double)d->cfg.boost_duration_ns / NSEC_PER_SEC,
+		d->cfg.log_only ? " (log only)" :
+		d->cfg.force_fifo ? " (SCHED_FIFO emulation)" : "");
+}
+
+int main(int argc, char **argv)
+{
+	struct boost_params bp;
+	struct log_config lc;
+	struct starvd d = { .sfd = -1 };
+	char err[1024];
+	int ret, sig, status = EXIT_FAILURE;
+
+	switch (parse_options(argc, argv, cpus_possible(), &d.cfg, err,
+			      sizeof(err))) {
+	case PARSE_EXIT:
+		return EXIT_SUCCESS;
+	case PARSE_ERROR:
+		fprintf(stderr, "starvd: %s\n", err);
+		return 2;
+	case PARSE_OK:
+		break;
+	}
+	lc = (struct log_config) {
+		.to_stderr = d.cfg.foreground || d.cfg.verbose,
+		.to_syslog = d.cfg.log_syslog || !d.cfg.foreground,
+		.to_kmsg = d.cfg.log_kmsg,
+		.json = d.cfg.json,
+	};
+	log_init(&(struct log_config){ .to_stderr = true });
+	if (check_throttling(&d.cfg))
+		return EXIT_FAILURE;
+
+	ret = backend_open(&d.backend, d.cfg.backend, d.cfg.bpf_mode, err,
+			   sizeof(err));
+	if (ret) {
+		log_err("%s", err);
+		return EXIT_FAILURE;
+	}
+	if (!d.cfg.log_only) {
+		ret = journal_open(&d.journal, d.cfg.run_dir);
+		if (ret) {
+			log_err("cannot create the boost journal in %s/boosts: %s (use --run-dir to choose another directory)",
+				d.cfg.run_dir, strerror(-ret));
+			goto out_backend;
+		}
+	}
+	if (!d.cfg.foreground) {
+		ret = daemonize();
+		if (ret) {
+			log_err("cannot daemonize: %s", strerror(-ret));
+			goto out_journal;
+		}
+	}
+	log_init(&lc);
+	if (d.cfg.pidfile) {
+		ret = pidfile_write(d.cfg.pidfile);
+		if (ret) {
+			log_err("-P/--pidfile: cannot write %s: %s",
+				d.cfg.pidfile, strerror(-ret));
+			goto out_journal;
+		}
+	}
+	if (setup_signals(&d) || protect_self(&d.cfg))
+		goto out_pidfile;
+	/* Boost steps are tens of microseconds: no timer slack. */
+	prctl(PR_SET_TIMERSLACK, 1UL);
+
+	d.holders = calloc(d.backend.nr_cpus, sizeof(*d.holders));
+	if (!d.holders)
+		goto out_pidfile;
+	bp = (struct boost_params) {
+		.runtime_ns = d.cfg.boost_runtime_ns,
+		.period_ns = d.cfg.boost_period_ns,
+		.duration_ns = d.cfg.boost_duration_ns,
+		.force_fifo = d.cfg.force_fifo,
+	};
+	booster_init(&d.booster, &bp, d.cfg.log_only ? NULL : &d.journal);
+	detect_init(&d.detect, d.cfg.threshold_ns);
+	if (!d.cfg.log_only)
+		recover_journal(&d);
+	log_start(&d);
+	daemon_ready();
+
+	sig = run(&d);
+	log_msg("received %s, restoring %zu boosted task(s) and exiting",
+		strsignal(sig), d.booster.n);
+	boost_stop_all(&d.booster);
+	status = EXIT_SUCCESS;
+
+	booster_free(&d.booster);
+	detect_free(&d.detect);
+	detect_result_free(&d.result);
+	task_list_free(&d.tasks);
+	free(d.holders);
+out_pidfile:
+	pidfile_remove(d.cfg.pidfile);
+out_journal:
+	if (!d.cfg.log_only)
+		journal_close(&d.journal);
+out_backend:
+	backend_close(&d.backend);
+	config_free(&d.cfg);
+	log_close();
+	return status;
+}

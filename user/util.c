@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+int parse_seconds(const char *s, uint64_t *ns)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v <= 0 || v > 1e9)
+		return -EINVAL;
+	*ns = (uint64_t)(v * NSEC_PER_SEC + 0.5);
+	return *ns ? 0 : -EINVAL;
+}
+
+int parse_ns(const char *s, uint64_t *ns)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v == 0)
+		return -EINVAL;
+	*ns = v;
+	return 0;
+}
+
+int parse_int(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int read_line(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return n;
+	}
+	close(fd);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+int write_string(const char *path, const char *s)
+{
+	size_t len = strlen(s);
+	int fd, ret = 0;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, len) != (ssize_t)len)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+void grow_array(void **v, size_t *cap, size_t n, size_t sz)
+{
+	size_t ncap = *cap ? *cap : 16;
+	void *p;
+
+	if (n <= *cap)
+		return;
+	while (ncap < n)
+		ncap *= 2;
+	p = realloc(*v, ncap * sz);
+	if (!p) {
+		fprintf(stderr, "starvd: out of memory\n");
+		exit(1);
+	}
+	*v = p;
+	*cap = ncap;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Small helpers shared by the daemon, starvctl and the tests. */
+#ifndef STARVD_UTIL_H
+#define STARVD_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define NSEC_PER_USEC	1000ULL
+#define NSEC_PER_MSEC	1000000ULL
+#define NSEC_PER_SEC	1000000000ULL
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* CLOCK_MONOTONIC in ns: the clock of every wait the backends report. */
+uint64_t now_ns(void);
+
+/* Parse a duration in seconds, decimals allowed ("60", "0.25"). */
+int parse_seconds(const char *s, uint64_t *ns);
+/* Parse a positive integer number of ns. */
+int parse_ns(const char *s, uint64_t *ns);
+/* Parse a non-negative int within [min, max]. */
+int parse_int(const char *s, long min, long max, long *out);
+
+/* Read a small text file (first line, newline stripped); -errno on error. */
+int read_line(const char *path, char *buf, size_t len);
+/* Write a string to a file; -errno on error. */
+int write_string(const char *path, const char *s);
+
+/* Grow *v to hold at least n elements of size sz; exits on ENOMEM. */
+void grow_array(void **v, size_t *cap, size_t n, size_t sz);
+
+#endif
