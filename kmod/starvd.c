@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * starvd: report runnable-but-not-running tasks over generic netlink.
+ *
+ * On each request the module walks the tasks under RCU and reports those
+ * that are queued on a run queue but not on a CPU, with how long they have
+ * waited according to the scheduler's own bookkeeping
+ * (task->sched_info.last_queued, set by sched_info_enqueue() from the run
+ * queue clock, cleared when the task runs), plus the task on each CPU.
+ *
+ * No tracepoint probes, no state outside a request, no allocation in
+ * scheduler context: a request allocates its snapshot in process context
+ * (GFP_KERNEL) when the dump starts, fills it under rcu_read_lock() and
+ * frees it when the dump is done.
+ *
+ * Times: the run queue clock is sched_clock_cpu() of the queue's CPU. At
+ * the start of a read the module samples sched_clock_cpu() of every
+ * possible CPU together with ktime_get_ns() (CLOCK_MONOTONIC, sent as
+ * STARVD_A_READ_TIME); a task's wait is its CPU's sample minus
+ * last_queued, i.e. "waited W ns at READ_TIME". A task queued after the
+ * sample is reported with a wait of 0.
+ *
+ * Thread and process ids are those of the initial pid namespace
+ * (task_pid_nr()/task_tgid_nr()); the family is only served in init_net.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/cpumask.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mm.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+
+#include <starvd/abi.h>
+
+#include "compat.h"
+
+#ifndef STARVD_MOD_VERSION
+#define STARVD_MOD_VERSION "unknown"
+#endif
+
+#define STARVD_CLOCK_NAME "sched_clock_cpu"
+
+static bool unprivileged;
+module_param(unprivileged, bool, 0644);
+MODULE_PARM_DESC(unprivileged,
+		 "allow queries without CAP_NET_ADMIN (default: N)");
+
+/* One read of the tasks, taken when a dump starts. */
+struct starvd_snap {
+	u64 read_time;		/* CLOCK_MONOTONIC */
+	unsigned int n;		/* records in rec[] */
+	unsigned int pos;	/* next record (or CPU) to emit */
+	struct starvd_task *rec;
+	struct starvd_cpu *cpus;	/* GET_CPUS: nr_cpu_ids entries */
+	int filter_cpu;		/* -1: all */
+};
+
+static struct genl_family starvd_family;
+
+static const struct nla_policy starvd_policy[STARVD_A_MAX + 1] = {
+	[STARVD_A_FILTER_CPU]		= { .type = NLA_U32 },
+	[STARVD_A_FILTER_MIN_WAIT]	= { .type = NLA_U64 },
+};
+
+/*
+ * The family's ops carry no GENL_ADMIN_PERM because the unprivileged
+ * parameter relaxes it at run time: every handler checks here instead,
+ * with the same test genetlink uses for GENL_ADMIN_PERM.
+ */
+static int starvd_check_perm(const struct sk_buff *skb,
+			     struct netlink_ext_ack *extack)
+{
+	if (READ_ONCE(unprivileged) || netlink_capable(skb, CAP_NET_ADMIN))
+		return 0;
+	NL_SET_ERR_MSG(extack,
+		       "starvd: CAP_NET_ADMIN required (run as root, or load the module with unprivileged=1)");
+	return -EPERM;
+}
+
+static void starvd_fill_task(struct starvd_task *t, struct task_struct *p,
+			     int cpu, bool running, u64 wait)
+{
+	t->tid = task_pid_nr(p);
+	t->tgid = task_tgid_nr(p);
+	t->cpu = cpu;
+	t->prio = READ_ONCE(p->prio);
+	t->policy = READ_ONCE(p->policy);
+	t->state = running ? STARVD_TASK_RUNNING : STARVD_TASK_WAITING;
+	t->wait_ns = wait;
+	t->nr_switches = READ_ONCE(p->nvcsw) + READ_ONCE(p->nivcsw);
+	/* comm may change under us: copy it whole and terminate it. */
+	memcpy(t->comm, p->comm, sizeof(t->comm));
+	t->comm[sizeof(t->comm) - 1] = '\0';
+}
+
+/*
+ * Walk all threads and store up to @cap matching records into @rec.
+ * Returns how many matched, which may exceed @cap.
+ */
+static unsigned int starvd_walk(struct starvd_task *rec, unsigned int cap,
+				const u64 *clk, int filter_cpu, u64 min_wait)
+{
+	struct task_struct *g, *p;
+	unsigned int n = 0;
+
+	rcu_read_lock();
+	for_each_process_thread(g, p) {
+		bool running;
+		u64 queued, wait = 0;
+		int cpu;
+
+		if (starvd_task_state(p) != TASK_RUNNING)
+			continue;
+		cpu = task_cpu(p);
+		if (filter_cpu >= 0 && cpu != filter_cpu)
+			continue;
+		running = starvd_task_on_cpu(p);
+		if (!running) {
+			if (READ_ONCE(p->on_rq) != TASK_ON_RQ_QUEUED)
+				continue;
+			queued = READ_ONCE(p->sched_info.last_queued);
+			if (!queued)
+				continue;
+			if (clk[cpu] > queued)
+				wait = clk[cpu] - queued;
+			if (wait < min_wait)
+				continue;
+		}
+		if (n < cap)
+			starvd_fill_task(&rec[n], p, cpu, running, wait);
+		n++;
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+static void starvd_snap_free(struct starvd_snap *s)
+{
+	if (!s)
+		return;
+	kvfree(s->rec);
+	kvfree(s->cpus);
+	kfree(s);
+}
+
+/* Take one read; process context, may sleep. */
+static struct starvd_snap *starvd_snap_take(int filter_cpu, u64 min_wait)
+{
+	unsigned int cap = 64, n = 0, tries;
+	struct starvd_snap *s;
+	u64 *clk;
+	int cpu;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	clk = kvmalloc_array(nr_cpu_ids, sizeof(*clk), GFP_KERNEL | __GFP_ZERO);
+	if (!s || !clk)
+		goto nomem;
+	s->filter_cpu = filter_cpu;
+
+	for (tries = 0; tries < 4; tries++) {
+		kvfree(s->rec);
+		s->rec = kvmalloc_array(cap, sizeof(*s->rec), GFP_KERNEL);
+		if (!s->rec)
+			goto nomem;
+		s->read_time = ktime_get_ns();
+		for_each_possible_cpu(cpu)
+			clk[cpu] = sched_clock_cpu(cpu);
+		n = starvd_walk(s->rec, cap, clk, filter_cpu, min_wait);
+		if (n <= cap)
+			break;
+		/* More tasks matched than there was room for: grow, retry. */
+		cap = n + n / 4 + 64;
+	}
+	s->n = min(n, cap);
+	kvfree(clk);
+	return s;
+nomem:
+	kvfree(clk);
+	starvd_snap_free(s);
+	return NULL;
+}
+
+static int starvd_parse_filter(struct nlattr **attrs,
+			       struct netlink_ext_ack *extack,
+			       int *cpu, u64 *min_wait)
+{
+	*cpu = -1;
+	*min_wait = 0;
+	if (!attrs)
+		return -EINVAL;
+	if (attrs[STARVD_A_FILTER_CPU]) {
+		u32 c = nla_get_u32(attrs[STARVD_A_FILTER_CPU]);
+
+		if (c >= nr_cpu_ids || !cpu_possible(c)) {
+			NL_SET_ERR_MSG_ATTR(extack, attrs[STARVD_A_FILTER_CPU],
+					    "starvd: no such CPU");
+			return -EINVAL;
+		}
+		*cpu = c;
+	}
+	if (attrs[STARVD_A_FILTER_MIN_WAIT])
+		*min_wait = nla_get_u64(attrs[STARVD_A_FILTER_MIN_WAIT]);
+	return 0;
+}
+
+static int starvd_put_task(struct sk_buff *skb, int type,
+			   const struct starvd_task *t)
+{
+	struct nlattr *nest = nla_nest_start(skb, type);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, STARVD_TASK_A_TID, t->tid) ||
+	    nla_put_u32(skb, STARVD_TASK_A_TGID, t->tgid) ||
+	    nla_put_u32(skb, STARVD_TASK_A_CPU, t->cpu) ||
+	    nla_put_s32(skb, STARVD_TASK_A_PRIO, t->prio) ||
+	    nla_put_u32(skb, STARVD_TASK_A_POLICY, t->policy) ||
+	    nla_put_u32(skb, STARVD_TASK_A_STATE, t->state) ||
+	    nla_put_u64_64bit(skb, STARVD_TASK_A_WAIT, t->wait_ns,
+			      STARVD_TASK_A_PAD) ||
+	    nla_put_u64_64bit(skb, STARVD_TASK_A_NR_SWITCHES, t->nr_switches,
+			      STARVD_TASK_A_PAD) ||
+	    nla_put_string(skb, STARVD_TASK_A_COMM, t->comm)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int starvd_get_info(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	ret = starvd_check_perm(skb, info->extack);
+	if (ret)
+		return ret;
+	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &starvd_family, 0,
+				STARVD_CMD_GET_INFO);
+	if (!hdr)
+		goto too_big;
+	if (nla_put_string(msg, STARVD_A_VERSION, STARVD_MOD_VERSION) ||
+	    nla_put_u32(msg, STARVD_A_ABI_VERSION, STARVD_ABI_VERSION) ||
+	    nla_put_u32(msg, STARVD_A_NR_CPUS, nr_cpu_ids) ||
+	    nla_put_string(msg, STARVD_A_CLOCK, STARVD_CLOCK_NAME) ||
+	    nla_put_u64_64bit(msg, STARVD_A_READ_TIME, ktime_get_ns(),
+			      STARVD_A_PAD))
+		goto too_big;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+too_big:
+	nlmsg_free(msg);
+	return -EMSGSIZE;
+}
+
+static int starvd_dump_start(struct netlink_callback *cb, bool cpus)
+{
+	struct netlink_ext_ack *extack = starvd_cb_extack(cb);
+	struct nlattr *tb[STARVD_A_MAX + 1];
+	struct starvd_snap *s;
+	u64 min_wait;
+	int ret, cpu;
+	unsigned int i;
+
+	ret = starvd_check_perm(cb->skb, extack);
+	if (ret)
+		return ret;
+	ret = starvd_parse_filter(starvd_dump_attrs(cb, tb), extack, &cpu,
+				  &min_wait);
+	if (ret)
+		return ret;
+	/* Per-CPU summaries count every waiter. */
+	s = starvd_snap_take(cpu, cpus ? 0 : min_wait);
+	if (!s)
+		return -ENOMEM;
+	if (cpus) {
+		s->cpus = kvmalloc_array(nr_cpu_ids, sizeof(*s->cpus),
+					 GFP_KERNEL | __GFP_ZERO);
+		if (!s->cpus) {
+			starvd_snap_free(s);
+			return -ENOMEM;
+		}
+		for (i = 0; i < s->n; i++) {
+			const struct starvd_task *t = &s->rec[i];
+			struct starvd_cpu *c = &s->cpus[t->cpu];
+
+			if (t->state == STARVD_TASK_RUNNING) {
+				c->curr = *t;
+				continue;
+			}
+			c->nr_waiters++;
+			c->max_wait_ns = max(c->max_wait_ns, t->wait_ns);
+		}
+		/* Start at the first CPU to report. */
+		s->pos = cpu >= 0 ? cpu : cpumask_first(cpu_possible_mask);
+	}
+	cb->args[0] = (long)s;
+	return 0;
+}
+
+static int starvd_tasks_start(struct netlink_callback *cb)
+{
+	return starvd_dump_start(cb, false);
+}
+
+static int starvd_cpus_start(struct netlink_callback *cb)
+{
+	return starvd_dump_start(cb, true);
+}
+
+static int starvd_dump_done(struct netlink_callback *cb)
+{
+	starvd_snap_free((struct starvd_snap *)cb->args[0]);
+	cb->args[0] = 0;
+	return 0;
+}
+
+static void *starvd_dump_hdr(struct sk_buff *skb, struct netlink_callback *cb,
+			     u8 cmd, u64 read_time)
+{
+	void *hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				cb->nlh->nlmsg_seq, &starvd_family,
+				NLM_F_MULTI, cmd);
+
+	if (hdr && nla_put_u64_64bit(skb, STARVD_A_READ_TIME, read_time,
+				     STARVD_A_PAD)) {
+		genlmsg_cancel(skb, hdr);
+		return NULL;
+	}
+	return hdr;
+}
+
+/*
+ * Emit records from the snapshot until the skb is full; the next call
+ * resumes at s->pos. Returns the skb length, 0 when done, or -EMSGSIZE
+ * if a single record does not fit in an empty skb.
+ */
+static int starvd_tasks_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct starvd_snap *s = (struct starvd_snap *)cb->args[0];
+	int start_len = skb->len;
+	void *hdr;
+
+	for (; s->pos < s->n; s->pos++) {
+		hdr = starvd_dump_hdr(skb, cb, STARVD_CMD_GET_TASKS,
+				      s->read_time);
+		if (!hdr)
+			break;
+		if (starvd_put_task(skb, STARVD_A_TASK, &s->rec[s->pos])) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	if (s->pos < s->n && skb->len == start_len)
+		return -EMSGSIZE;
+	return skb->len;
+}
+
+static int starvd_put_cpu(struct sk_buff *skb, const struct starvd_cpu *c)
+{
+	if (nla_put_u32(skb, STARVD_A_CPU, c->cpu) ||
+	    nla_put_u32(skb, STARVD_A_NR_WAITERS, c->nr_waiters) ||
+	    nla_put_u64_64bit(skb, STARVD_A_MAX_WAIT, c->max_wait_ns,
+			      STARVD_A_PAD) ||
+	    nla_put_u64_64bit(skb, STARVD_A_NR_EVENTS, c->nr_events,
+			      STARVD_A_PAD) ||
+	    nla_put_u64_64bit(skb, STARVD_A_NR_DROPPED, c->nr_dropped,
+			      STARVD_A_PAD))
+		return -EMSGSIZE;
+	if (c->curr.tid && starvd_put_task(skb, STARVD_A_CURR, &c->curr))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int starvd_cpus_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct starvd_snap *s = (struct starvd_snap *)cb->args[0];
+	int start_len = skb->len;
+	void *hdr;
+
+	while (s->pos < nr_cpu_ids) {
+		s->cpus[s->pos].cpu = s->pos;
+		hdr = starvd_dump_hdr(skb, cb, STARVD_CMD_GET_CPUS,
+				      s->read_time);
+		if (!hdr)
+			break;
+		if (starvd_put_cpu(skb, &s->cpus[s->pos])) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		if (s->filter_cpu >= 0)
+			s->pos = nr_cpu_ids;
+		else
+			s->pos = cpumask_next(s->pos, cpu_possible_mask);
+	}
+	if (s->pos < nr_cpu_ids && skb->len == start_len)
+		return -EMSGSIZE;
+	return skb->len;
+}
+
+static const struct genl_ops starvd_ops[] = {
+	{
+		.cmd = STARVD_CMD_GET_INFO,
+		.doit = starvd_get_info,
+		STARVD_OP_POLICY(starvd_policy)
+	},
+	{
+		.cmd = STARVD_CMD_GET_CPUS,
+		.start = starvd_cpus_start,
+		.dumpit = starvd_cpus_dump,
+		.done = starvd_dump_done,
+		STARVD_OP_POLICY(starvd_policy)
+	},
+	{
+		.cmd = STARVD_CMD_GET_TASKS,
+		.start = starvd_tasks_start,
+		.dumpit = starvd_tasks_dump,
+		.done = starvd_dump_done,
+		STARVD_OP_POLICY(starvd_policy)
+	},
+};
+
+static struct genl_family starvd_family __ro_after_init = {
+	.name = STARVD_GENL_NAME,
+	.version = STARVD_GENL_VERSION,
+	.maxattr = STARVD_A_MAX,
+	STARVD_FAMILY_POLICY(starvd_policy)
+	.netnsok = false,
+	.parallel_ops = true,
+	.module = THIS_MODULE,
+	.ops = starvd_ops,
+	.n_ops = ARRAY_SIZE(starvd_ops),
+	STARVD_RESV_START_OP(STARVD_CMD_GET_TASKS + 1)
+};
+
+static int __init starvd_init(void)
+{
+	int ret = genl_register_family(&starvd_family);
+
+	if (ret)
+		pr_err("cannot register the generic netlink family %s: %d\n",
+		       STARVD_GENL_NAME, ret);
+	return ret;
+}
+
+static void __exit starvd_exit(void)
+{
+	genl_unregister_family(&starvd_family);
+}
+
+module_init(starvd_init);
+module_exit(starvd_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("starvd authors");
+MODULE_DESCRIPTION("starvd: runnable-but-not-running tasks over generic netlink");
+MODULE_VERSION(STARVD_MOD_VERSION);
+MODULE_ALIAS_GENL_FAMILY(STARVD_GENL_NAME);
