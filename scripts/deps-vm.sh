@@ -29,7 +29,7 @@ fi
 vm_resolve_kernels
 
 pkgs=(
-	qemu-system-x86 busybox-static dkms kmod xz-utils cpio
+	qemu-system-x86 busybox-static dkms kmod xz-utils zstd cpio bc file
 	iproute2 util-linux procps linux-perf
 	python3 python3-yaml python3-jsonschema
 	linux-source-6.1 linux-source-6.12

@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# vm/run.sh [-t SECONDS] [-m MiB] GUEST COMMAND...
+#
+# Boot the Debian kernel of GUEST (6.1, 6.12, 686; see vm/fetch.sh) under
+# qemu with software emulation (TCG; KVM hangs on this kind of machine),
+# with the host's root shared read-only over virtio-9p and a results
+# directory shared read-write, run COMMAND (a shell command line, run by
+# /bin/sh from the top of the tree; by busybox sh in the 686 guest) and
+# exit with its exit status. 124: timeout; 125: the guest did not run it.
+# The command's output is printed and kept in .cache/vm/results/GUEST/out;
+# the whole console in .cache/vm/results/GUEST/console.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+timeout=300
+mem=1024
+while getopts "t:m:" o; do
+	case $o in
+	t) timeout=$OPTARG ;;
+	m) mem=$OPTARG ;;
+	*) die "usage: vm/run.sh [-t SECONDS] [-m MiB] GUEST COMMAND..." ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -ge 2 ] || die "usage: vm/run.sh [-t SECONDS] [-m MiB] GUEST COMMAND..."
+guest=$1
+shift
+
+vm_resolve_kernels
+kver=$(vm_kver "$guest")
+arch=$(vm_arch "$guest")
+dir=$VM_CACHE/$guest
+[ -f "$dir/initrd.img" ] && [ "$(cat "$dir/kver" 2>/dev/null)" = "$kver" ] ||
+	"$STARVD_TOP/vm/fetch.sh" "$guest"
+
+results=$VM_CACHE/results/$guest
+rm -rf "$results"
+mkdir -p "$results"
+printf '%s\n' "$*" >"$results/cmd"
+
+qemu=qemu-system-x86_64
+extra=""
+if [ "$arch" = i386 ]; then
+	qemu=qemu-system-i386
+	extra="starvd_busybox=$VM_CACHE/busybox-i386/bin/busybox"
+fi
+command -v "$qemu" >/dev/null || die "$qemu not found: run scripts/deps-vm.sh (qemu-system-x86)"
+case "$STARVD_TOP$results" in
+*" "*) die "the tree's path must not contain spaces (kernel command line): $STARVD_TOP" ;;
+esac
+
+start=$(date +%s.%N)
+rc=0
+timeout --foreground -k 5 "$timeout" \
+	"$qemu" -accel tcg -cpu max -smp 2 -m "$mem" \
+	-nographic -no-reboot -nic none -monitor none -serial stdio \
+	-kernel "$dir/root/boot/vmlinuz-$kver" -initrd "$dir/initrd.img" \
+	-append "console=ttyS0 quiet loglevel=3 panic=-1 oops=panic starvd_top=$STARVD_TOP starvd_results=$results starvd_guest=$guest $extra" \
+	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+	-virtfs "local,path=$results,mount_tag=results,security_model=none" \
+	</dev/null >"$results/console" 2>&1 || rc=$?
+secs=$(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo "?")
+
+if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+	cat "$results/out" 2>/dev/null || true
+	echo "vm-run: $guest: timed out after ${timeout}s; console: $results/console" >&2
+	tail -n 20 "$results/console" >&2
+	exit 124
+fi
+cat "$results/out" 2>/dev/null || true
+grc=$(sed -n 's/^STARVD-VM-RC=\([0-9]*\).*/\1/p' "$results/console" | tail -n1)
+if [ -z "$grc" ]; then
+	echo "vm-run: $guest: the guest did not report an exit status (qemu exit $rc); console: $results/console" >&2
+	tail -n 30 "$results/console" >&2
+	exit 125
+fi
+printf 'vm-run: %s (%s): exit %s in %.1fs\n' "$guest" "$kver" "$grc" "$secs" >&2
+exit "$grc"
