@@ -1,19 +1,327 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Placeholder until the generic-netlink client lands (kmod issue). */
+/*
+ * Netlink backend: asks kmod/starvd.ko over its generic-netlink family
+ * (include/starvd/abi.h, include/starvd/starvd.yaml) with libnl-genl-3.
+ *
+ * Each read is one GET_TASKS dump; the module filters by minimum wait and,
+ * when exactly one CPU is monitored, by CPU; other CPU sets are filtered
+ * here. The module keeps no event counters (it reads the scheduler's own
+ * bookkeeping on request and never drops anything), so nr_events and
+ * nr_dropped come back 0 from its GET_CPUS dump.
+ */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <netlink/errno.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/netlink.h>
 
 #include "backend.h"
+#include "util.h"
+#include "version.h"
 
-static int nl_open(struct backend *b, unsigned int mode, char *err,
+struct nl_backend {
+	struct nl_sock *sk;
+	int family;
+	/* Context of the request in flight, for the callbacks. */
+	struct task_list *tasks;
+	const struct read_filter *filter;
+	struct starvd_cpu *cpus;
+	int nr_cpus;
+	char version[32];
+	uint32_t abi_version;
+	int ret;		/* error found by a callback */
+};
+
+static struct nla_policy attr_policy[STARVD_A_MAX + 1] = {
+	[STARVD_A_VERSION]	= { .type = NLA_STRING },
+	[STARVD_A_ABI_VERSION]	= { .type = NLA_U32 },
+	[STARVD_A_NR_CPUS]	= { .type = NLA_U32 },
+	[STARVD_A_CLOCK]	= { .type = NLA_STRING },
+	[STARVD_A_READ_TIME]	= { .type = NLA_U64 },
+	[STARVD_A_CPU]		= { .type = NLA_U32 },
+	[STARVD_A_NR_WAITERS]	= { .type = NLA_U32 },
+	[STARVD_A_MAX_WAIT]	= { .type = NLA_U64 },
+	[STARVD_A_NR_EVENTS]	= { .type = NLA_U64 },
+	[STARVD_A_NR_DROPPED]	= { .type = NLA_U64 },
+	[STARVD_A_TASK]		= { .type = NLA_NESTED },
+	[STARVD_A_CURR]		= { .type = NLA_NESTED },
+};
+
+static struct nla_policy task_policy[STARVD_TASK_A_MAX + 1] = {
+	[STARVD_TASK_A_TID]	= { .type = NLA_U32 },
+	[STARVD_TASK_A_TGID]	= { .type = NLA_U32 },
+	[STARVD_TASK_A_CPU]	= { .type = NLA_U32 },
+	[STARVD_TASK_A_PRIO]	= { .type = NLA_U32 },
+	[STARVD_TASK_A_POLICY]	= { .type = NLA_U32 },
+	[STARVD_TASK_A_STATE]	= { .type = NLA_U32 },
+	[STARVD_TASK_A_WAIT]	= { .type = NLA_U64 },
+	[STARVD_TASK_A_NR_SWITCHES] = { .type = NLA_U64 },
+	[STARVD_TASK_A_COMM]	= { .type = NLA_STRING },
+};
+
+/* libnl error codes are not errno values. */
+static int nlerr_to_errno(int err)
+{
+	switch (err < 0 ? -err : err) {
+	case 0:			return 0;
+	case NLE_PERM:		return -EPERM;
+	case NLE_NOMEM:		return -ENOMEM;
+	case NLE_OBJ_NOTFOUND:	return -ENOENT;
+	case NLE_INVAL:		return -EINVAL;
+	case NLE_OPNOTSUPP:	return -EOPNOTSUPP;
+	case NLE_AGAIN:		return -EAGAIN;
+	case NLE_INTR:		return -EINTR;
+	case NLE_NOACCESS:	return -EACCES;
+	case NLE_MSG_TRUNC:	return -EMSGSIZE;
+	default:		return -EIO;
+	}
+}
+
+static int parse_task(struct nlattr *nest, struct starvd_task *t)
+{
+	struct nlattr *tb[STARVD_TASK_A_MAX + 1];
+
+	if (nla_parse_nested(tb, STARVD_TASK_A_MAX, nest, task_policy))
+		return -EPROTO;
+	if (!tb[STARVD_TASK_A_TID] || !tb[STARVD_TASK_A_CPU] ||
+	    !tb[STARVD_TASK_A_STATE])
+		return -EPROTO;
+	memset(t, 0, sizeof(*t));
+	t->tid = nla_get_u32(tb[STARVD_TASK_A_TID]);
+	t->cpu = (int32_t)nla_get_u32(tb[STARVD_TASK_A_CPU]);
+	t->state = nla_get_u32(tb[STARVD_TASK_A_STATE]);
+	if (tb[STARVD_TASK_A_TGID])
+		t->tgid = nla_get_u32(tb[STARVD_TASK_A_TGID]);
+	if (tb[STARVD_TASK_A_PRIO])
+		t->prio = (int32_t)nla_get_u32(tb[STARVD_TASK_A_PRIO]);
+	if (tb[STARVD_TASK_A_POLICY])
+		t->policy = nla_get_u32(tb[STARVD_TASK_A_POLICY]);
+	if (tb[STARVD_TASK_A_WAIT])
+		t->wait_ns = nla_get_u64(tb[STARVD_TASK_A_WAIT]);
+	if (tb[STARVD_TASK_A_NR_SWITCHES])
+		t->nr_switches = nla_get_u64(tb[STARVD_TASK_A_NR_SWITCHES]);
+	if (tb[STARVD_TASK_A_COMM])
+		nla_strlcpy(t->comm, tb[STARVD_TASK_A_COMM], sizeof(t->comm));
+	return 0;
+}
+
+static int parse_msg(struct nl_msg *msg, struct nlattr **tb)
+{
+	return genlmsg_parse(nlmsg_hdr(msg), 0, tb, STARVD_A_MAX,
+			     attr_policy) ? -EPROTO : 0;
+}
+
+static int on_info(struct nl_msg *msg, void *arg)
+{
+	struct nl_backend *p = arg;
+	struct nlattr *tb[STARVD_A_MAX + 1];
+
+	if (parse_msg(msg, tb) || !tb[STARVD_A_ABI_VERSION]) {
+		p->ret = -EPROTO;
+		return NL_STOP;
+	}
+	p->abi_version = nla_get_u32(tb[STARVD_A_ABI_VERSION]);
+	if (tb[STARVD_A_VERSION])
+		nla_strlcpy(p->version, tb[STARVD_A_VERSION],
+			    sizeof(p->version));
+	return NL_OK;
+}
+
+static int on_task(struct nl_msg *msg, void *arg)
+{
+	struct nl_backend *p = arg;
+	struct nlattr *tb[STARVD_A_MAX + 1];
+	const struct read_filter *f = p->filter;
+	struct starvd_task t;
+
+	if (parse_msg(msg, tb) || !tb[STARVD_A_TASK] ||
+	    parse_task(tb[STARVD_A_TASK], &t)) {
+		p->ret = -EPROTO;
+		return NL_SKIP;
+	}
+	if (tb[STARVD_A_READ_TIME])
+		p->tasks->read_time_ns = nla_get_u64(tb[STARVD_A_READ_TIME]);
+	if (f && f->cpus && !cpuset_test(f->cpus, t.cpu))
+		return NL_OK;
+	task_list_add(p->tasks, &t);
+	return NL_OK;
+}
+
+static int on_cpu(struct nl_msg *msg, void *arg)
+{
+	struct nl_backend *p = arg;
+	struct nlattr *tb[STARVD_A_MAX + 1];
+	uint32_t cpu;
+
+	if (parse_msg(msg, tb) || !tb[STARVD_A_CPU]) {
+		p->ret = -EPROTO;
+		return NL_SKIP;
+	}
+	cpu = nla_get_u32(tb[STARVD_A_CPU]);
+	if (cpu >= (uint32_t)p->nr_cpus)
+		return NL_OK;
+	if (tb[STARVD_A_NR_EVENTS])
+		p->cpus[cpu].nr_events = nla_get_u64(tb[STARVD_A_NR_EVENTS]);
+	if (tb[STARVD_A_NR_DROPPED])
+		p->cpus[cpu].nr_dropped = nla_get_u64(tb[STARVD_A_NR_DROPPED]);
+	return NL_OK;
+}
+
+/* Send one request and process the replies with @handler. */
+static int request(struct nl_backend *p, uint8_t cmd, int flags,
+		   const struct read_filter *f,
+		   int (*handler)(struct nl_msg *, void *))
+{
+	struct nl_msg *msg = nlmsg_alloc();
+	struct nl_cb *cb = NULL;
+	int ret = -ENOMEM;
+
+	if (!msg)
+		return -ENOMEM;
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, p->family, 0, flags,
+			 cmd, STARVD_GENL_VERSION))
+		goto out;
+	if (f && f->min_wait_ns &&
+	    nla_put_u64(msg, STARVD_A_FILTER_MIN_WAIT, f->min_wait_ns))
+		goto out;
+	if (f && f->cpus && cpuset_count(f->cpus) == 1) {
+		int cpu = 0;
+
+		while (!cpuset_test(f->cpus, cpu))
+			cpu++;
+		if (nla_put_u32(msg, STARVD_A_FILTER_CPU, cpu))
+			goto out;
+	}
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!cb)
+		goto out;
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, handler, p);
+	p->ret = 0;
+	ret = nl_send_auto(p->sk, msg);
+	if (ret >= 0)
+		ret = nl_recvmsgs(p->sk, cb);
+	ret = ret < 0 ? nlerr_to_errno(ret) : p->ret;
+out:
+	nl_cb_put(cb);
+	nlmsg_free(msg);
+	return ret;
+}
+
+static void nlb_close(struct backend *b)
+{
+	struct nl_backend *p = b->priv;
+
+	if (!p)
+		return;
+	nl_socket_free(p->sk);
+	free(p);
+	b->priv = NULL;
+}
+
+static int nlb_open(struct backend *b, unsigned int mode, char *err,
 		   size_t errlen)
 {
-	snprintf(err, errlen,
-		 "the netlink backend is not built into this starvd");
-	return -ENOTSUP;
+	struct nl_backend *p;
+	int ret;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	b->priv = p;
+	p->sk = nl_socket_alloc();
+	if (!p->sk) {
+		ret = -ENOMEM;
+		snprintf(err, errlen, "cannot allocate a netlink socket");
+		goto fail;
+	}
+	ret = genl_connect(p->sk);
+	if (ret < 0) {
+		ret = nlerr_to_errno(ret);
+		snprintf(err, errlen,
+			 "cannot open a generic netlink socket: %s (is CONFIG_NET enabled?)",
+			 strerror(-ret));
+		goto fail;
+	}
+	/* Dumps of many tasks come in large messages. */
+	nl_socket_enable_msg_peek(p->sk);
+	nl_socket_disable_auto_ack(p->sk);
+
+	p->family = genl_ctrl_resolve(p->sk, STARVD_GENL_NAME);
+	if (p->family < 0) {
+		ret = -ENOENT;
+		snprintf(err, errlen,
+			 "the starvd kernel module is not loaded (no generic netlink family '%s'): load it with 'modprobe starvd'; if modprobe cannot find it, build and install it first with 'dkms install starvd/%s' (see kmod/README)",
+			 STARVD_GENL_NAME, STARVD_VERSION);
+		goto fail;
+	}
+	ret = request(p, STARVD_CMD_GET_INFO, 0, NULL, on_info);
+	if (ret == -EPERM) {
+		snprintf(err, errlen,
+			 "the starvd kernel module refused the query: run as root (CAP_NET_ADMIN), or allow unprivileged queries with 'echo 1 > /sys/module/starvd/parameters/unprivileged' (module parameter unprivileged=1)");
+		goto fail;
+	}
+	if (ret) {
+		snprintf(err, errlen,
+			 "cannot query the starvd kernel module: %s (check dmesg; reload it with 'modprobe -r starvd && modprobe starvd')",
+			 strerror(-ret));
+		goto fail;
+	}
+	if (p->abi_version != STARVD_ABI_VERSION) {
+		ret = -EPROTO;
+		snprintf(err, errlen,
+			 "the starvd kernel module speaks ABI version %u, this starvd speaks %u: install the module of the same release ('dkms install starvd/%s', then 'modprobe -r starvd && modprobe starvd')",
+			 p->abi_version, STARVD_ABI_VERSION, STARVD_VERSION);
+		goto fail;
+	}
+	snprintf(b->desc, sizeof(b->desc), "netlink (starvd.ko %s)",
+		 p->version[0] ? p->version : "unknown version");
+	return 0;
+fail:
+	nlb_close(b);
+	return ret;
+}
+
+static int nlb_read_tasks(struct backend *b, const struct read_filter *f,
+			 struct task_list *out)
+{
+	struct nl_backend *p = b->priv;
+	uint64_t before = now_ns();
+	int ret;
+
+	out->n = 0;
+	out->read_time_ns = 0;
+	p->tasks = out;
+	p->filter = f;
+	ret = request(p, STARVD_CMD_GET_TASKS, NLM_F_DUMP, f, on_task);
+	/*
+	 * Every message carries the module's read time; an empty dump has
+	 * none. Nothing waited then at the module's read, which came after
+	 * @before: reporting the earlier time is the safe side for callers
+	 * that sleep until read time + threshold.
+	 */
+	if (!ret && !out->read_time_ns)
+		out->read_time_ns = before;
+	return ret;
+}
+
+static int nlb_read_counters(struct backend *b, struct starvd_cpu *cpus,
+			    int nr_cpus)
+{
+	struct nl_backend *p = b->priv;
+
+	p->cpus = cpus;
+	p->nr_cpus = nr_cpus;
+	return request(p, STARVD_CMD_GET_CPUS, NLM_F_DUMP, NULL, on_cpu);
 }
 
 const struct backend_ops netlink_backend_ops = {
 	.name = "netlink",
-	.open = nl_open,
+	.open = nlb_open,
+	.read_tasks = nlb_read_tasks,
+	.read_counters = nlb_read_counters,
+	.close = nlb_close,
 };
