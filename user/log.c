@@ -29,9 +29,9 @@ void log_close(void)
 	kmsg_fd = -1;
 }
 
-static void emit(int prio, const char *line)
+static void emit(int prio, const char *line, bool event)
 {
-	if (cfg.to_stderr)
+	if (cfg.to_stderr && !(event && cfg.json && !cfg.verbose))
 		fprintf(stderr, "starvd: %s\n", line);
 	if (cfg.to_syslog)
 		syslog(prio, "%s", line);
@@ -44,7 +44,7 @@ static void vlog(int prio, const char *fmt, va_list ap)
 	char line[1024];
 
 	vsnprintf(line, sizeof(line), fmt, ap);
-	emit(prio, line);
+	emit(prio, line, false);
 }
 
 void log_msg(const char *fmt, ...)
@@ -70,11 +70,8 @@ void log_event(const char *text, const char *json)
 	if (cfg.json) {
 		printf("{%s}\n", json);
 		fflush(stdout);
-		if (cfg.to_syslog)
-			syslog(LOG_INFO, "%s", text);
-		return;
 	}
-	emit(LOG_INFO, text);
+	emit(LOG_INFO, text, true);
 }
 
 void json_escape(const char *s, char *out, size_t len)

@@ -9,7 +9,8 @@ struct log_config {
 	bool to_stderr;
 	bool to_syslog;
 	bool to_kmsg;
-	bool json;	/* events as JSON lines on stdout instead of text */
+	bool json;	/* events as JSON lines on stdout */
+	bool verbose;	/* with json: text events on stderr too */
 };
 
 void log_init(const struct log_config *lc);

@@ -298,6 +298,7 @@ int main(int argc, char **argv)
 		.to_syslog = d.cfg.log_syslog || !d.cfg.foreground,
 		.to_kmsg = d.cfg.log_kmsg,
 		.json = d.cfg.json,
+		.verbose = d.cfg.verbose,
 	};
 	log_init(&(struct log_config){ .to_stderr = true });
 	if (check_throttling(&d.cfg))

@@ -10,7 +10,9 @@
 #define NSEC_PER_USEC	1000ULL
 #define NSEC_PER_MSEC	1000000ULL
 #define NSEC_PER_SEC	1000000000ULL
+#ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
 
 /* CLOCK_MONOTONIC in ns: the clock of every wait the backends report. */
 uint64_t now_ns(void);

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Run starvd under test and read the events it prints. */
+#ifndef STARVD_TEST_DAEMON_PROC_H
+#define STARVD_TEST_DAEMON_PROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct daemon_proc {
+	pid_t pid;
+	int out_fd, err_fd;
+	char out[1 << 16], err[1 << 16];	/* everything read so far */
+	size_t out_len, err_len, out_pos;
+	char run_dir[64];
+};
+
+/*
+ * Start "starvd -f --json --run-dir <tmp> -a 0 -b <STARVD_TEST_BACKEND>
+ * [--bpf-mode <STARVD_TEST_BPF_MODE>] <args...>" (NULL-terminated).
+ */
+int daemon_start(struct daemon_proc *d, const char *const *args);
+/*
+ * Wait up to @timeout_ms for the next JSON event named @event (any event
+ * if NULL; and for @tid if non-zero); copies the line to @line. 0 or -ETIMEDOUT.
+ */
+int daemon_wait_event(struct daemon_proc *d, const char *event, pid_t tid,
+		      int timeout_ms, char *line, size_t len);
+/* Collect output for @ms milliseconds (e.g. to check nothing happens). */
+void daemon_drain(struct daemon_proc *d, int ms);
+/* Send @sig and wait up to @timeout_ms; returns the exit status or -1. */
+int daemon_stop(struct daemon_proc *d, int sig, int timeout_ms);
+/* Did stdout or stderr contain @s? */
+bool daemon_output_has(const struct daemon_proc *d, const char *s);
+
+/* Integer value of "key": in a JSON line, 0 if missing. */
+int64_t json_int(const char *line, const char *key);
+/* String value of "key": copied into buf ("" if missing). */
+void json_str(const char *line, const char *key, char *buf, size_t len);
+
+/* Path of the binaries under test: $STARVD_BIN_DIR or ../user. */
+const char *bin_path(const char *name);
+/* "bpf" or "netlink", from $STARVD_TEST_BACKEND. */
+const char *test_backend(void);
+
+#endif

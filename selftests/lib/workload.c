@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cpuset.h"
+#include "throttle.h"
+#include "util.h"
+#include "workload.h"
+
+int rt_throttle_off(long *saved)
+{
+	int ret = rt_runtime_read(saved);
+
+	if (ret)
+		return ret;
+	return write_string(RT_RUNTIME_PATH, "-1");
+}
+
+void rt_throttle_restore(long saved)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%ld", saved);
+	write_string(RT_RUNTIME_PATH, buf);
+}
+
+static int pin(pid_t tid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(tid, sizeof(set), &set) ? -errno : 0;
+}
+
+static void die_with_parent(void)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+}
+
+struct sched_attr fifo_attr(int prio)
+{
+	return (struct sched_attr) {
+		.size = sizeof(struct sched_attr),
+		.sched_policy = SCHED_FIFO,
+		.sched_priority = prio,
+	};
+}
+
+struct sched_attr other_attr(int nice)
+{
+	return (struct sched_attr) {
+		.size = sizeof(struct sched_attr),
+		.sched_policy = SCHED_OTHER,
+		.sched_nice = nice,
+	};
+}
+
+pid_t hog_start(int cpu, int prio, int max_s)
+{
+	struct sched_attr a = fifo_attr(prio);
+	pid_t pid = fork();
+	uint64_t end;
+
+	if (pid)
+		return pid;
+	die_with_parent();
+	prctl(PR_SET_NAME, "stv-hog");
+	/* Raise the priority before pinning, never the other way round. */
+	if (sched_setattr_tid(0, &a) || pin(0, cpu))
+		_exit(1);
+	end = now_ns() + (uint64_t)max_s * NSEC_PER_SEC;
+	while (now_ns() < end)
+		;
+	_exit(0);
+}
+
+struct victim_args {
+	const struct victim_spec *spec;
+	struct victim_state *st;
+};
+
+static void *victim_thread(void *arg)
+{
+	struct victim_args *va = arg;
+	const struct victim_spec *s = va->spec;
+	struct timespec ts = {
+		.tv_sec = s->sleep_ns / NSEC_PER_SEC,
+		.tv_nsec = s->sleep_ns % NSEC_PER_SEC,
+	};
+	struct victim_state *st = va->st;
+
+	prctl(PR_SET_NAME, s->thread_name);
+	st->tid = syscall(SYS_gettid);
+	if (sched_setattr_tid(0, &s->attr) || pin(0, s->cpu))
+		_exit(1);
+	st->ready = 1;
+	for (;;) {
+		st->count++;
+		st->last_run_ns = now_ns();
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+int victim_start(const struct victim_spec *spec, struct victim *v)
+{
+	struct victim_args va;
+	pthread_t th;
+	uint64_t end;
+
+	v->st = mmap(NULL, sizeof(*v->st), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (v->st == MAP_FAILED)
+		return -errno;
+	memset((void *)v->st, 0, sizeof(*v->st));
+	v->pid = fork();
+	if (v->pid < 0)
+		return -errno;
+	if (v->pid == 0) {
+		die_with_parent();
+		prctl(PR_SET_NAME, spec->proc_name);
+		va.spec = spec;
+		va.st = v->st;
+		if (pthread_create(&th, NULL, victim_thread, &va))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	end = now_ns() + 5 * NSEC_PER_SEC;
+	while (!v->st->ready && now_ns() < end)
+		usleep(1000);
+	return v->st->ready ? 0 : -ETIMEDOUT;
+}
+
+void kill_and_reap(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+void victim_stop(struct victim *v)
+{
+	kill_and_reap(v->pid);
+	v->pid = 0;
+	if (v->st && v->st != MAP_FAILED)
+		munmap((void *)v->st, sizeof(*v->st));
+	v->st = NULL;
+}
+
+int test_cpu(void)
+{
+	int c;
+
+	for (c = cpus_possible() - 1; c > 0; c--)
+		if (cpu_online(c))
+			return c;
+	return 0;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Real starvation for the selftests: a SCHED_FIFO busy loop pinned to a
+ * CPU and victims queued behind it. Every child dies with the test
+ * (PR_SET_PDEATHSIG) and every busy loop ends by itself after a bound.
+ */
+#ifndef STARVD_TEST_WORKLOAD_H
+#define STARVD_TEST_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sched_attr.h"
+
+/* Shared with a victim: its tid and progress. */
+struct victim_state {
+	volatile pid_t tid;
+	volatile uint64_t count;	/* loop iterations */
+	volatile uint64_t last_run_ns;	/* CLOCK_MONOTONIC before sleeping */
+	volatile int ready;
+};
+
+struct victim_spec {
+	const char *proc_name;		/* process comm */
+	const char *thread_name;	/* comm of the thread that starves */
+	int cpu;
+	struct sched_attr attr;		/* applied to the thread */
+	uint64_t sleep_ns;		/* between iterations */
+};
+
+struct victim {
+	pid_t pid;			/* process */
+	struct victim_state *st;	/* shared mapping */
+};
+
+/* RT throttling off for the test; restored by rt_throttle_restore(). */
+int rt_throttle_off(long *saved);
+void rt_throttle_restore(long saved);
+
+/* SCHED_FIFO @prio busy loop on @cpu for at most @max_s seconds. */
+pid_t hog_start(int cpu, int prio, int max_s);
+/* A thread looping "count++, sleep" with the given attributes. */
+int victim_start(const struct victim_spec *spec, struct victim *v);
+void victim_stop(struct victim *v);
+void kill_and_reap(pid_t pid);
+
+struct sched_attr fifo_attr(int prio);
+struct sched_attr other_attr(int nice);
+
+/* The CPU the tests starve: the last online one. */
+int test_cpu(void);
+
+#endif

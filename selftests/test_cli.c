@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The binaries as a user meets them: errors that say what to do and exit
+ * non-zero, RT throttling policy, daemon mode and pidfile, starvctl.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#include "lib/daemon_proc.h"
+#include "lib/workload.h"
+#include "cpuset.h"
+#include "throttle.h"
+#include "util.h"
+
+/* Run argv, capture stdout+stderr into out; returns the exit status. */
+static int run(const char *const *argv, char *out, size_t len)
+{
+	int fds[2], status;
+	size_t off = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		dup2(fds[1], 2);
+		close(fds[0]);
+		close(fds[1]);
+		execv(argv[0], (char **)argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	while (off + 1 < len && (n = read(fds[0], out + off, len - 1 - off)) > 0)
+		off += n;
+	out[off] = '\0';
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+#define RUN(out, ...) ({ \
+	const char *const _argv[] = { __VA_ARGS__, NULL }; \
+	run(_argv, out, sizeof(out)); \
+})
+
+TEST(bad_options_exit_2_and_name_the_option)
+{
+	char out[4096];
+
+	EXPECT_EQ(2, RUN(out, bin_path("starvd"), "-t", "0"));
+	EXPECT_NE(NULL, strstr(out, "-t/--starving_threshold")) TH_LOG("%s", out);
+	EXPECT_EQ(2, RUN(out, bin_path("starvd"), "-c", "4096"));
+	EXPECT_NE(NULL, strstr(out, "CPU 4096 does not exist")) TH_LOG("%s", out);
+	EXPECT_EQ(2, RUN(out, bin_path("starvd"), "-r", "5", "-p", "4"));
+	EXPECT_NE(NULL, strstr(out, "-r/--boost_runtime")) TH_LOG("%s", out);
+	EXPECT_EQ(2, RUN(out, bin_path("starvd"), "-P", "/no/such/dir/p"));
+	EXPECT_NE(NULL, strstr(out, "-P/--pidfile")) TH_LOG("%s", out);
+	EXPECT_EQ(0, RUN(out, bin_path("starvd"), "--help"));
+	EXPECT_NE(NULL, strstr(out, "--starving_threshold"));
+	EXPECT_EQ(0, RUN(out, bin_path("starvd"), "-V"));
+	EXPECT_NE(NULL, strstr(out, "starvd "));
+}
+
+TEST(starvctl_usage_errors)
+{
+	char out[4096];
+
+	EXPECT_EQ(2, RUN(out, bin_path("starvctl")));
+	EXPECT_EQ(2, RUN(out, bin_path("starvctl"), "frobnicate"));
+	EXPECT_NE(NULL, strstr(out, "frobnicate"));
+	EXPECT_EQ(2, RUN(out, bin_path("starvctl"), "--cpu", "4096", "tasks"));
+	EXPECT_NE(NULL, strstr(out, "does not exist")) TH_LOG("%s", out);
+	EXPECT_EQ(2, RUN(out, bin_path("starvctl"), "-m", "soon", "tasks"));
+	EXPECT_EQ(2, RUN(out, bin_path("starvctl"), "-b", "debugfs", "info"));
+}
+
+FIXTURE(root) {
+	long saved_rt;
+	bool changed;
+};
+
+FIXTURE_SETUP(root)
+{
+	if (geteuid())
+		SKIP(return, "needs root");
+	ASSERT_EQ(0, rt_runtime_read(&self->saved_rt));
+	self->changed = true;
+}
+
+FIXTURE_TEARDOWN(root)
+{
+	if (self->changed)
+		rt_throttle_restore(self->saved_rt);
+}
+
+static void set_rt(long us)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%ld", us);
+	write_string(RT_RUNTIME_PATH, buf);
+}
+
+TEST_F(root, refuses_rt_throttling_unless_managed)
+{
+	struct daemon_proc *d = calloc(1, sizeof(*d));
+	const char *const managed[] = { "-S", "-t", "5", NULL };
+	char out[4096], line[1024];
+
+	set_rt(950000);
+	EXPECT_EQ(1, RUN(out, bin_path("starvd"), "-f", "-b", test_backend(),
+			 "--run-dir", "/tmp/starvd-cli"));
+	EXPECT_NE(NULL, strstr(out, "kernel.sched_rt_runtime_us=-1"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "-S/--systemd"));
+	/* Managed by the service: runs and says so. */
+	ASSERT_EQ(0, daemon_start(d, managed));
+	daemon_drain(d, 1500);
+	EXPECT_TRUE(daemon_output_has(d, "RT throttling is on"));
+	EXPECT_TRUE(daemon_output_has(d, "managed by the service"));
+	EXPECT_EQ(0, daemon_stop(d, SIGTERM, 5000));
+	(void)line;
+	free(d);
+}
+
+static bool alive(pid_t pid)
+{
+	return kill(pid, 0) == 0;
+}
+
+TEST_F(root, daemon_writes_final_pid_and_stops_on_sigterm)
+{
+	char dir[] = "/tmp/starvd-pid.XXXXXX", pidfile[64], out[4096], buf[32];
+	pid_t pid;
+	int i;
+
+	set_rt(-1);
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(pidfile, sizeof(pidfile), "%s/starvd.pid", dir);
+	ASSERT_EQ(0, RUN(out, bin_path("starvd"), "-P", pidfile, "-b",
+			 test_backend(), "--run-dir", dir, "-t", "5"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, read_line(pidfile, buf, sizeof(buf)));
+	pid = atoi(buf);
+	ASSERT_LT(1, pid);
+	EXPECT_TRUE(alive(pid));
+	snprintf(out, sizeof(out), "/proc/%d/comm", pid);
+	ASSERT_EQ(0, read_line(out, buf, sizeof(buf)));
+	EXPECT_STREQ("starvd", buf);
+	kill(pid, SIGTERM);
+	for (i = 0; i < 500 && alive(pid); i++)
+		usleep(10000);
+	EXPECT_FALSE(alive(pid));
+	EXPECT_NE(0, access(pidfile, F_OK)) TH_LOG("pidfile left behind");
+	rmdir(dir);
+}
+
+TEST_F(root, sigusr1_logs_status)
+{
+	struct daemon_proc *d = calloc(1, sizeof(*d));
+	const char *const args[] = { "-t", "5", NULL };
+
+	set_rt(-1);
+	ASSERT_EQ(0, daemon_start(d, args));
+	daemon_drain(d, 1000);
+	kill(d->pid, SIGUSR1);
+	daemon_drain(d, 1000);
+	EXPECT_TRUE(daemon_output_has(d, "status: backend"));
+	EXPECT_EQ(0, daemon_stop(d, SIGTERM, 5000));
+	free(d);
+}
+
+TEST_F(root, starvctl_json)
+{
+	char out[65536], want[64];
+	int c;
+
+	ASSERT_EQ(0, RUN(out, bin_path("starvctl"), "-b", test_backend(),
+			 "--json", "cpus")) TH_LOG("%s", out);
+	EXPECT_EQ(0, strncmp(out, "{\"backend\":", 11)) TH_LOG("%s", out);
+	for (c = 0; c < cpus_possible(); c++) {
+		if (!cpu_online(c))
+			continue;
+		snprintf(want, sizeof(want), "{\"cpu\":%d,", c);
+		EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+	}
+	ASSERT_EQ(0, RUN(out, bin_path("starvctl"), "-b", test_backend(),
+			 "--json", "tasks"));
+	EXPECT_NE(NULL, strstr(out, "\"tasks\":[")) TH_LOG("%s", out);
+	ASSERT_EQ(0, RUN(out, bin_path("starvctl"), "-b", test_backend(),
+			 "info"));
+	EXPECT_NE(NULL, strstr(out, "CLOCK_MONOTONIC"));
+}
+
+/* Without the module, the netlink backend says how to get it. */
+TEST_F(root, missing_module_says_what_to_do)
+{
+	char out[4096];
+
+	if (!access("/sys/module/starvd", F_OK))
+		SKIP(return, "the starvd module is loaded");
+	EXPECT_EQ(1, RUN(out, bin_path("starvctl"), "-b", "netlink", "info"));
+	EXPECT_NE(NULL, strstr(out, "modprobe starvd")) TH_LOG("%s", out);
+	set_rt(-1);
+	EXPECT_EQ(1, RUN(out, bin_path("starvd"), "-f", "-b", "netlink",
+			 "--run-dir", "/tmp/starvd-cli"));
+	EXPECT_NE(NULL, strstr(out, "modprobe starvd")) TH_LOG("%s", out);
+}
+
+TEST_HARNESS_MAIN

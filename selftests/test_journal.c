@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The boost journal: format, atomic files, reload. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#include "journal.h"
+
+static struct journal_entry sample(pid_t tid)
+{
+	struct journal_entry e = {
+		.tid = tid,
+		.start_time = 123456,
+		.saved = { .sched_policy = 0, .sched_nice = -5,
+			   .sched_flags = SCHED_FLAG_RESET_ON_FORK },
+		.applied = { .sched_policy = SCHED_DEADLINE,
+			     .sched_runtime = 20000,
+			     .sched_deadline = 1000000000,
+			     .sched_period = 1000000000 },
+	};
+
+	strcpy(e.comm, "kworker/1:2 x");
+	return e;
+}
+
+TEST(format_round_trip)
+{
+	struct journal_entry e = sample(42), back;
+	char buf[512];
+
+	ASSERT_LT(0, journal_format(&e, buf, sizeof(buf)));
+	ASSERT_EQ(0, journal_parse(buf, &back));
+	EXPECT_EQ(42, back.tid);
+	EXPECT_EQ(123456, back.start_time);
+	EXPECT_STREQ("kworker/1:2 x", back.comm);
+	EXPECT_TRUE(sched_attr_same(&e.saved, &back.saved));
+	EXPECT_TRUE(sched_attr_same(&e.applied, &back.applied));
+	EXPECT_EQ(-5, back.saved.sched_nice);
+}
+
+TEST(corrupt_entries_rejected)
+{
+	struct journal_entry e;
+
+	EXPECT_NE(0, journal_parse("", &e));
+	EXPECT_NE(0, journal_parse("starvd-journal 1\ntid 5\n", &e));
+	EXPECT_NE(0, journal_parse("garbage", &e));
+}
+
+TEST(add_load_remove)
+{
+	char dir[] = "/tmp/starvd-journal.XXXXXX", cmd[128];
+	struct journal_entry a = sample(100), b = sample(200), *v;
+	struct journal j;
+	size_t n;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	ASSERT_EQ(0, journal_open(&j, dir));
+	ASSERT_EQ(0, journal_add(&j, &a));
+	ASSERT_EQ(0, journal_add(&j, &b));
+	ASSERT_EQ(0, journal_load(&j, &v, &n));
+	EXPECT_EQ(2, n);
+	free(v);
+	ASSERT_EQ(0, journal_remove(&j, 100));
+	ASSERT_EQ(0, journal_remove(&j, 100));	/* already gone: fine */
+	ASSERT_EQ(0, journal_load(&j, &v, &n));
+	ASSERT_EQ(1, n);
+	EXPECT_EQ(200, v[0].tid);
+	free(v);
+	journal_close(&j);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	EXPECT_EQ(0, system(cmd));
+}
+
+TEST(start_time_identifies_a_live_task)
+{
+	EXPECT_NE(0, task_start_time(getpid()));
+	EXPECT_EQ(0, task_start_time(0x7ffffff0));
+}
+
+TEST_HARNESS_MAIN

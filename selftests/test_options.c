@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Command-line parsing and validation: stalld's options and defaults. */
+#include <string.h>
+
+#include "kselftest_harness.h"
+
+#include "options.h"
+#include "util.h"
+
+#define NR_CPUS 4
+
+struct parsed {
+	struct config cfg;
+	enum parse_result res;
+	char err[512];
+};
+
+static void parse(struct parsed *p, const char **args)
+{
+	char *argv[64] = { "starvd" };
+	int argc = 1;
+
+	while (*args)
+		argv[argc++] = (char *)*args++;
+	p->res = parse_options(argc, argv, NR_CPUS, &p->cfg, p->err,
+			       sizeof(p->err));
+}
+
+#define PARSE(p, ...) do { \
+	const char *_a[] = { __VA_ARGS__, NULL }; \
+	parse(p, _a); \
+} while (0)
+
+TEST(stalld_defaults)
+{
+	struct parsed p;
+	const char *none[] = { NULL };
+
+	parse(&p, none);
+	ASSERT_EQ(PARSE_OK, p.res);
+	EXPECT_EQ(60 * NSEC_PER_SEC, p.cfg.threshold_ns);
+	EXPECT_EQ(1000000000ULL, p.cfg.boost_period_ns);
+	EXPECT_EQ(20000ULL, p.cfg.boost_runtime_ns);
+	EXPECT_EQ(3 * NSEC_PER_SEC, p.cfg.boost_duration_ns);
+	EXPECT_EQ(0, p.cfg.granularity_ns);
+	EXPECT_TRUE(p.cfg.monitor_all);
+	EXPECT_FALSE(p.cfg.log_only);
+	EXPECT_FALSE(p.cfg.foreground);
+	EXPECT_EQ(BACKEND_AUTO, p.cfg.backend);
+	EXPECT_STREQ("/run/starvd", p.cfg.run_dir);
+	config_free(&p.cfg);
+}
+
+TEST(stalld_long_and_short_options)
+{
+	struct parsed p;
+
+	PARSE(&p, "-c", "1-2", "--starving_threshold", "20", "-p", "500000",
+	      "--boost_runtime", "10000", "-d", "2", "-F", "-l", "-k", "-s",
+	      "-A", "-M", "-O", "-N", "-g", "1", "-R", "10", "-a", "0",
+	      "-i", "kworker.*,ksoftirqd", "-I", "dpdk", "-b", "queue_track",
+	      "-S", "--pidfile", "/tmp/starvd-test.pid");
+	ASSERT_EQ(PARSE_OK, p.res) TH_LOG("%s", p.err);
+	EXPECT_FALSE(p.cfg.monitor_all);
+	EXPECT_FALSE(cpuset_test(&p.cfg.cpus, 0));
+	EXPECT_TRUE(cpuset_test(&p.cfg.cpus, 1));
+	EXPECT_TRUE(cpuset_test(&p.cfg.cpus, 2));
+	EXPECT_EQ(20 * NSEC_PER_SEC, p.cfg.threshold_ns);
+	EXPECT_EQ(500000ULL, p.cfg.boost_period_ns);
+	EXPECT_EQ(10000ULL, p.cfg.boost_runtime_ns);
+	EXPECT_EQ(2 * NSEC_PER_SEC, p.cfg.boost_duration_ns);
+	EXPECT_EQ(NSEC_PER_SEC, p.cfg.granularity_ns);
+	EXPECT_EQ(10, p.cfg.reservation);
+	EXPECT_TRUE(p.cfg.force_fifo && p.cfg.log_only && p.cfg.log_kmsg &&
+		    p.cfg.log_syslog && p.cfg.systemd && p.cfg.aggressive &&
+		    p.cfg.adaptive && p.cfg.power && p.cfg.no_idle_detect);
+	EXPECT_EQ(BACKEND_BPF, p.cfg.backend);
+	EXPECT_EQ(2, p.cfg.ignore_threads.n);
+	EXPECT_TRUE(regex_list_match(&p.cfg.ignore_threads, "kworker/3:1"));
+	EXPECT_FALSE(regex_list_match(&p.cfg.ignore_threads, "rcuc/3"));
+	EXPECT_TRUE(regex_list_match(&p.cfg.ignore_processes, "dpdk-app"));
+	config_free(&p.cfg);
+}
+
+TEST(verbose_implies_foreground)
+{
+	struct parsed p;
+
+	PARSE(&p, "-v");
+	ASSERT_EQ(PARSE_OK, p.res);
+	EXPECT_TRUE(p.cfg.foreground);
+	config_free(&p.cfg);
+}
+
+TEST(backend_aliases)
+{
+	static const struct { const char *name; enum backend_kind kind; } t[] = {
+		{ "bpf", BACKEND_BPF }, { "Q", BACKEND_BPF },
+		{ "queue_track", BACKEND_BPF }, { "netlink", BACKEND_NETLINK },
+		{ "sched_debug", BACKEND_NETLINK }, { "S", BACKEND_NETLINK },
+		{ "auto", BACKEND_AUTO },
+	};
+	struct parsed p;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		PARSE(&p, "-b", t[i].name);
+		ASSERT_EQ(PARSE_OK, p.res);
+		EXPECT_EQ(t[i].kind, p.cfg.backend);
+		config_free(&p.cfg);
+	}
+}
+
+TEST(fractional_threshold)
+{
+	struct parsed p;
+
+	PARSE(&p, "-t", "0.25");
+	ASSERT_EQ(PARSE_OK, p.res);
+	EXPECT_EQ(NSEC_PER_SEC / 4, p.cfg.threshold_ns);
+	config_free(&p.cfg);
+}
+
+/* Each invalid value is refused, naming the option. */
+TEST(invalid_values_name_the_option)
+{
+	static const struct { const char *opt, *val, *says; } t[] = {
+		{ "-t", "0", "-t/--starving_threshold" },
+		{ "-t", "-5", "-t/--starving_threshold" },
+		{ "-t", "abc", "-t/--starving_threshold" },
+		{ "-d", "0", "-d/--boost_duration" },
+		{ "-p", "0", "-p/--boost_period" },
+		{ "-p", "-1", "-p/--boost_period" },
+		{ "-r", "0", "-r/--boost_runtime" },
+		{ "-r", "12x", "-r/--boost_runtime" },
+		{ "-r", "2000000000", "must not exceed -p/--boost_period" },
+		{ "-g", "0", "-g/--granularity" },
+		{ "-R", "0", "-R/--reservation" },
+		{ "-R", "101", "-R/--reservation" },
+		{ "-c", "4", "CPU 4 does not exist" },
+		{ "-c", "0-9", "CPU 4 does not exist" },
+		{ "-c", "1,,2", "-c/--cpu" },
+		{ "-c", "3-1", "-c/--cpu" },
+		{ "-a", "7", "-a/--affinity: CPU 7 does not exist" },
+		{ "-i", "(", "-i/--ignore_threads" },
+		{ "-I", "a[", "-I/--ignore_processes" },
+		{ "-P", "/nonexistent/dir/starvd.pid", "-P/--pidfile" },
+		{ "-b", "debugfs", "-b/--backend" },
+		{ "--bpf-mode", "fast", "--bpf-mode" },
+	};
+	struct parsed p;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		PARSE(&p, t[i].opt, t[i].val);
+		EXPECT_EQ(PARSE_ERROR, p.res) TH_LOG("%s %s", t[i].opt, t[i].val);
+		EXPECT_NE(NULL, strstr(p.err, t[i].says))
+			TH_LOG("%s %s: '%s'", t[i].opt, t[i].val, p.err);
+		config_free(&p.cfg);
+	}
+}
+
+TEST(unknown_option_and_missing_value)
+{
+	struct parsed p;
+
+	PARSE(&p, "--no-such-option");
+	EXPECT_EQ(PARSE_ERROR, p.res);
+	EXPECT_NE(NULL, strstr(p.err, "--no-such-option"));
+	PARSE(&p, "-t");
+	EXPECT_EQ(PARSE_ERROR, p.res);
+	EXPECT_NE(NULL, strstr(p.err, "needs a value"));
+	PARSE(&p, "extra");
+	EXPECT_EQ(PARSE_ERROR, p.res);
+	EXPECT_NE(NULL, strstr(p.err, "extra"));
+	config_free(&p.cfg);
+}
+
+TEST_HARNESS_MAIN

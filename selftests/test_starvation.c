@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Real starvation through the real backends: a SCHED_FIFO busy loop on
+ * the test CPU with RT throttling off, victims queued behind it, and
+ * starvd running on CPU 0. The backend is chosen by STARVD_TEST_BACKEND
+ * (bpf, netlink) and the BPF mode by STARVD_TEST_BPF_MODE.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#include "lib/daemon_proc.h"
+#include "lib/workload.h"
+#include "sched_attr.h"
+#include "util.h"
+
+#define HOG_PRIO	50
+#define VICTIM_PRIO	10
+#define HOG_MAX_S	25
+#define EVENT_MS	8000	/* generous: a hang, not a speed, fails */
+
+FIXTURE(starve) {
+	long saved_rt;
+	bool rt_changed;
+	int cpu;
+	pid_t hog;
+	struct victim v;
+	struct daemon_proc *d;
+	char line[2048];
+};
+
+FIXTURE_SETUP(starve)
+{
+	struct victim_spec spec = {
+		.proc_name = "stv-proc",
+		.thread_name = "stv-victim",
+		.attr = fifo_attr(VICTIM_PRIO),
+		.sleep_ns = 5 * NSEC_PER_MSEC,
+	};
+
+	if (geteuid())
+		SKIP(return, "needs root");
+	self->cpu = test_cpu();
+	if (self->cpu == 0)
+		SKIP(return, "needs two CPUs");
+	ASSERT_EQ(0, rt_throttle_off(&self->saved_rt));
+	self->rt_changed = true;
+	self->d = calloc(1, sizeof(*self->d));
+	ASSERT_NE(NULL, self->d);
+	spec.cpu = self->cpu;
+	ASSERT_EQ(0, victim_start(&spec, &self->v));
+	self->hog = hog_start(self->cpu, HOG_PRIO, HOG_MAX_S);
+	ASSERT_LT(0, self->hog);
+}
+
+FIXTURE_TEARDOWN(starve)
+{
+	if (self->d && self->d->pid)
+		daemon_stop(self->d, SIGKILL, 2000);
+	kill_and_reap(self->hog);
+	victim_stop(&self->v);
+	if (self->rt_changed)
+		rt_throttle_restore(self->saved_rt);
+	free(self->d);
+}
+
+static void expect_attr(struct __test_metadata *_metadata, pid_t tid,
+			const struct sched_attr *want)
+{
+	struct sched_attr cur;
+
+	ASSERT_EQ(0, sched_getattr_tid(tid, &cur));
+	EXPECT_EQ(want->sched_policy, cur.sched_policy);
+	EXPECT_EQ(want->sched_priority, cur.sched_priority);
+	EXPECT_EQ(want->sched_nice, cur.sched_nice);
+	EXPECT_EQ(want->sched_flags & SCHED_FLAG_RESET_ON_FORK,
+		  cur.sched_flags & SCHED_FLAG_RESET_ON_FORK);
+}
+
+/* Start another task on the test CPU: the hog must not spin meanwhile. */
+static void add_victim(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(starve) *self,
+		       const struct victim_spec *spec, struct victim *v)
+{
+	kill_and_reap(self->hog);
+	ASSERT_EQ(0, victim_start(spec, v));
+	self->hog = hog_start(self->cpu, HOG_PRIO, HOG_MAX_S);
+	ASSERT_LT(0, self->hog);
+}
+
+#define START(...) do { \
+	const char *const _args[] = { __VA_ARGS__, NULL }; \
+	ASSERT_EQ(0, daemon_start(self->d, _args)); \
+} while (0)
+
+#define WAIT_EVENT(ev, tid) \
+	ASSERT_EQ(0, daemon_wait_event(self->d, ev, tid, EVENT_MS, \
+				       self->line, sizeof(self->line))) \
+		TH_LOG("no '%s' event for %d; stderr:\n%s", ev, (int)(tid), \
+		       self->d->err)
+
+/* Detected, boosted, progress during the boost, restored exactly. */
+static void boost_cycle(struct __test_metadata *_metadata,
+			FIXTURE_DATA(starve) *self, const char *policy)
+{
+	struct sched_attr orig = fifo_attr(VICTIM_PRIO), cur;
+	pid_t tid = self->v.st->tid;
+	uint64_t before, after;
+	char s[64];
+
+	WAIT_EVENT("starving", tid);
+	EXPECT_EQ(self->cpu, json_int(self->line, "cpu"));
+	json_str(strstr(self->line, "\"holder\""), "comm", s, sizeof(s));
+	EXPECT_STREQ("stv-hog", s);
+	EXPECT_EQ(self->hog, json_int(strstr(self->line, "\"holder\""), "tid"));
+
+	WAIT_EVENT("boost", tid);
+	json_str(self->line, "policy", s, sizeof(s));
+	EXPECT_STREQ(policy, s);
+	before = self->v.st->count;
+	if (!strcmp(policy, "SCHED_DEADLINE")) {
+		ASSERT_EQ(0, sched_getattr_tid(tid, &cur));
+		EXPECT_EQ(SCHED_DEADLINE, cur.sched_policy);
+	} else {
+		EXPECT_LT(HOG_PRIO, json_int(self->line, "priority"));
+	}
+	WAIT_EVENT("restore", tid);
+	after = self->v.st->count;
+	EXPECT_LT(before, after) TH_LOG("the victim made no progress");
+	expect_attr(_metadata, tid, &orig);
+}
+
+TEST_F_TIMEOUT(starve, deadline_boost, 40)
+{
+	START("-t", "0.5", "-d", "1");
+	boost_cycle(_metadata, self, "SCHED_DEADLINE");
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+TEST_F_TIMEOUT(starve, fifo_boost, 40)
+{
+	START("-t", "0.5", "-d", "1", "-F", "-p", "100000000");
+	boost_cycle(_metadata, self, "SCHED_FIFO");
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+/* Starving again after a boost is a new episode, detected again. */
+TEST_F_TIMEOUT(starve, starves_again_after_boost, 40)
+{
+	pid_t tid = self->v.st->tid;
+
+	START("-t", "0.5", "-d", "0.5");
+	WAIT_EVENT("restore", tid);
+	WAIT_EVENT("starving", tid);
+	WAIT_EVENT("boost", tid);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+/* The reported start of the wait is the real one. */
+TEST_F_TIMEOUT(starve, reported_wait_is_real, 40)
+{
+	pid_t tid = self->v.st->tid;
+	int64_t start, real, diff;
+
+	START("-t", "0.5", "-l");
+	WAIT_EVENT("starving", tid);
+	start = json_int(self->line, "wait_start_ns");
+	/* It became runnable when its last sleep ended. */
+	real = self->v.st->last_run_ns + 5 * NSEC_PER_MSEC;
+	diff = start > real ? start - real : real - start;
+	EXPECT_GT(100 * (int64_t)NSEC_PER_MSEC, diff)
+		TH_LOG("reported start %lld, real %lld", (long long)start,
+		       (long long)real);
+	EXPECT_LE((int64_t)(NSEC_PER_SEC / 2),
+		  json_int(self->line, "waited_ns"));
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+TEST_F_TIMEOUT(starve, log_only_never_boosts, 40)
+{
+	struct sched_attr orig = fifo_attr(VICTIM_PRIO);
+	pid_t tid = self->v.st->tid;
+	const char *const args[] = { "-v", "-t", "0.5", "-l", NULL };
+	char want[64];
+
+	/* Text output: the stalld wording a log scraper matches. */
+	self->d->pid = 0;
+	ASSERT_EQ(0, daemon_start(self->d, args));
+	snprintf(want, sizeof(want), "stv-victim-%d starved on CPU %d", tid,
+		 self->cpu);
+	WAIT_EVENT("starving", tid);
+	daemon_drain(self->d, 2000);
+	EXPECT_TRUE(daemon_output_has(self->d, want));
+	EXPECT_FALSE(daemon_output_has(self->d, "boosted"));
+	EXPECT_FALSE(daemon_output_has(self->d, "\"boost\""));
+	expect_attr(_metadata, tid, &orig);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+static void expect_never_reported(struct __test_metadata *_metadata,
+				  FIXTURE_DATA(starve) *self, pid_t tid)
+{
+	uint64_t before = self->v.st->count;
+
+	EXPECT_EQ(-ETIMEDOUT, daemon_wait_event(self->d, "starving", tid, 2500,
+						self->line,
+						sizeof(self->line)));
+	/* Positive control: it really was starving all along. */
+	EXPECT_EQ(before, self->v.st->count);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+TEST_F_TIMEOUT(starve, ignore_threads, 40)
+{
+	START("-t", "0.5", "-i", "foo,^stv-vic");
+	expect_never_reported(_metadata, self, self->v.st->tid);
+}
+
+TEST_F_TIMEOUT(starve, ignore_processes, 40)
+{
+	START("-t", "0.5", "-I", "^stv-proc$");
+	expect_never_reported(_metadata, self, self->v.st->tid);
+}
+
+/* The thread name does not match a process regex, nor the reverse. */
+TEST_F_TIMEOUT(starve, ignore_lists_are_distinct, 40)
+{
+	START("-t", "0.5", "-l", "-i", "^stv-proc$", "-I", "^stv-victim$");
+	WAIT_EVENT("starving", self->v.st->tid);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+TEST_F_TIMEOUT(starve, cpu_filter_excludes, 40)
+{
+	START("-t", "0.5", "-c", "0");
+	expect_never_reported(_metadata, self, self->v.st->tid);
+}
+
+TEST_F_TIMEOUT(starve, cpu_filter_includes, 40)
+{
+	char cpu[16];
+
+	snprintf(cpu, sizeof(cpu), "%d", self->cpu);
+	START("-t", "0.5", "-l", "-c", cpu);
+	WAIT_EVENT("starving", self->v.st->tid);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+TEST_F_TIMEOUT(starve, sleeping_task_not_reported, 40)
+{
+	struct victim_spec spec = {
+		.proc_name = "stv-sleeper",
+		.thread_name = "stv-sleeper",
+		.cpu = self->cpu,
+		.attr = fifo_attr(VICTIM_PRIO),
+		.sleep_ns = 30 * NSEC_PER_SEC,
+	};
+	struct victim sleeper;
+
+	add_victim(_metadata, self, &spec, &sleeper);
+	START("-t", "0.3", "-l");
+	WAIT_EVENT("starving", self->v.st->tid);
+	EXPECT_EQ(-ETIMEDOUT,
+		  daemon_wait_event(self->d, "starving", sleeper.st->tid,
+				    2000, self->line, sizeof(self->line)));
+	victim_stop(&sleeper);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+/* SIGTERM in the middle of a boost puts the victim back before exit. */
+TEST_F_TIMEOUT(starve, sigterm_mid_boost_restores, 40)
+{
+	struct sched_attr orig = fifo_attr(VICTIM_PRIO), cur;
+	pid_t tid = self->v.st->tid;
+
+	START("-t", "0.5", "-d", "30");
+	WAIT_EVENT("boost", tid);
+	ASSERT_EQ(0, sched_getattr_tid(tid, &cur));
+	EXPECT_EQ(SCHED_DEADLINE, cur.sched_policy);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+	expect_attr(_metadata, tid, &orig);
+}
+
+TEST_F_TIMEOUT(starve, sigint_mid_fifo_boost_restores, 40)
+{
+	struct sched_attr orig = fifo_attr(VICTIM_PRIO);
+	pid_t tid = self->v.st->tid;
+
+	START("-t", "0.5", "-d", "30", "-F");
+	WAIT_EVENT("boost", tid);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGINT, 5000));
+	expect_attr(_metadata, tid, &orig);
+}
+
+/* A task changed by someone else during the boost is left alone. */
+TEST_F_TIMEOUT(starve, changed_during_boost_left_alone, 40)
+{
+	struct sched_attr mine = fifo_attr(VICTIM_PRIO + 5);
+	pid_t tid = self->v.st->tid;
+
+	START("-t", "0.5", "-d", "1");
+	WAIT_EVENT("boost", tid);
+	ASSERT_EQ(0, sched_setattr_tid(tid, &mine));
+	daemon_drain(self->d, 2000);
+	EXPECT_TRUE(daemon_output_has(self->d, "changed by someone else"));
+	expect_attr(_metadata, tid, &mine);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+/* A boosted task that exits is handled quietly. */
+TEST_F_TIMEOUT(starve, exit_during_boost_is_quiet, 40)
+{
+	pid_t tid = self->v.st->tid;
+
+	START("-t", "0.5", "-d", "1");
+	WAIT_EVENT("boost", tid);
+	victim_stop(&self->v);
+	daemon_drain(self->d, 2000);
+	EXPECT_FALSE(daemon_output_has(self->d, "cannot"));
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+TEST_F_TIMEOUT(starve, concurrent_boosts, 40)
+{
+	struct victim_spec spec = {
+		.proc_name = "stv-proc2",
+		.thread_name = "stv-victim2",
+		.cpu = self->cpu,
+		.attr = fifo_attr(VICTIM_PRIO + 1),
+		.sleep_ns = 5 * NSEC_PER_MSEC,
+	};
+	pid_t t1 = self->v.st->tid, t2;
+	bool b1 = false, b2 = false;
+	struct victim second;
+	char ev[32];
+
+	add_victim(_metadata, self, &spec, &second);
+	t2 = second.st->tid;
+	START("-t", "0.5", "-d", "2");
+	/* Both boosts start before either ends. */
+	while (!(b1 && b2)) {
+		ASSERT_EQ(0, daemon_wait_event(self->d, NULL, 0, EVENT_MS,
+					       self->line,
+					       sizeof(self->line)));
+		json_str(self->line, "event", ev, sizeof(ev));
+		ASSERT_STRNE("restore", ev);
+		if (strcmp(ev, "boost"))
+			continue;
+		b1 |= json_int(self->line, "tid") == t1;
+		b2 |= json_int(self->line, "tid") == t2;
+	}
+	WAIT_EVENT("restore", 0);
+	victim_stop(&second);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+TEST_HARNESS_MAIN
