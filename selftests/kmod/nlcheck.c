@@ -1,0 +1,633 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * nlcheck: raw generic-netlink client for testing kmod/starvd.ko. No
+ * libnl, so that the requests can be as wrong as a test needs and the
+ * tool builds for the 32-bit guest with plain gcc -m32.
+ *
+ *   nlcheck info          print the module's GET_INFO reply
+ *   nlcheck malformed     send malformed requests, TAP result per case
+ *   nlcheck eperm         expect every command to be refused with EPERM
+ *   nlcheck loop SECONDS  query in a loop, tolerating the family going away
+ *   nlcheck bigdump N     N spinning threads; one dump must return them all
+ *   nlcheck bench THREADS ITER  get-tasks dump vs debugfs sched/debug
+ *   nlcheck pipe SECONDS  pipe ping-pong round trips per second
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <starvd/abi.h>
+
+#define BUFSZ (1 << 20)
+
+static int sock_fd = -1;
+static uint32_t seq = 1;
+static uint8_t *rxbuf;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void nl_open_sock(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	int one = 1;
+
+	if (sock_fd >= 0)
+		close(sock_fd);
+	sock_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (sock_fd < 0 || bind(sock_fd, (void *)&sa, sizeof(sa))) {
+		perror("nlcheck: netlink socket");
+		exit(2);
+	}
+	/* Extended ack messages, so failures can print the kernel's reason. */
+	setsockopt(sock_fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	if (!rxbuf)
+		rxbuf = malloc(BUFSZ);
+}
+
+struct req {
+	struct nlmsghdr nh;
+	struct genlmsghdr gh;
+	uint8_t attrs[256];
+};
+
+static size_t put_attr(uint8_t *p, uint16_t type, const void *data,
+		       uint16_t len)
+{
+	struct nlattr *a = (struct nlattr *)p;
+
+	a->nla_type = type;
+	a->nla_len = NLA_HDRLEN + len;
+	memcpy(p + NLA_HDRLEN, data, len);
+	return NLA_ALIGN(a->nla_len);
+}
+
+/* Send @len bytes of @r (nlmsg_len already set by the caller or here). */
+static int send_raw(struct req *r, size_t len)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+
+	r->nh.nlmsg_seq = ++seq;
+	if (sendto(sock_fd, r, len, 0, (void *)&sa, sizeof(sa)) < 0)
+		return -errno;
+	return 0;
+}
+
+static void init_req(struct req *r, uint16_t family, uint8_t cmd,
+		     uint16_t flags)
+{
+	memset(r, 0, sizeof(*r));
+	r->nh.nlmsg_type = family;
+	r->nh.nlmsg_flags = NLM_F_REQUEST | flags;
+	r->gh.cmd = cmd;
+	r->gh.version = 1;
+}
+
+typedef int (*msg_cb)(struct nlmsghdr *nh, void *arg);
+
+/*
+ * Receive replies to the last request until an error/ack or NLMSG_DONE.
+ * Returns 0 or the negative errno the kernel answered with; @cb sees
+ * every data message. The extended ack text goes to @why if not NULL.
+ */
+static int recv_replies(msg_cb cb, void *arg, char *why, size_t whylen)
+{
+	if (why)
+		why[0] = '\0';
+	for (;;) {
+		ssize_t n = recv(sock_fd, rxbuf, BUFSZ, 0);
+		struct nlmsghdr *nh;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		for (nh = (void *)rxbuf; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
+			if (nh->nlmsg_seq != seq)
+				continue;
+			if (nh->nlmsg_type == NLMSG_DONE)
+				return 0;
+			if (nh->nlmsg_type == NLMSG_ERROR) {
+				struct nlmsgerr *e = NLMSG_DATA(nh);
+				size_t off = NLMSG_HDRLEN + sizeof(*e);
+				struct nlattr *a;
+
+				if (!(nh->nlmsg_flags & NLM_F_CAPPED))
+					off += e->msg.nlmsg_len - NLMSG_HDRLEN;
+				while (why && off + NLA_HDRLEN <= nh->nlmsg_len) {
+					a = (void *)((uint8_t *)nh + off);
+					if (a->nla_len < NLA_HDRLEN)
+						break;
+					if (a->nla_type == NLMSGERR_ATTR_MSG)
+						snprintf(why, whylen, "%s",
+							 (char *)a + NLA_HDRLEN);
+					off += NLA_ALIGN(a->nla_len);
+				}
+				return e->error;
+			}
+			if (cb && cb(nh, arg))
+				return -EPROTO;
+		}
+	}
+}
+
+static uint16_t family_id;
+
+static int on_family(struct nlmsghdr *nh, void *arg)
+{
+	struct genlmsghdr *gh = NLMSG_DATA(nh);
+	struct nlattr *a = (void *)((uint8_t *)gh + GENL_HDRLEN);
+	int len = nh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
+
+	while (len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN) {
+		if (a->nla_type == CTRL_ATTR_FAMILY_ID)
+			*(uint16_t *)arg = *(uint16_t *)((uint8_t *)a + NLA_HDRLEN);
+		len -= NLA_ALIGN(a->nla_len);
+		a = (void *)((uint8_t *)a + NLA_ALIGN(a->nla_len));
+	}
+	return 0;
+}
+
+/* 0 and family_id set, or -ENOENT when the module is not loaded. */
+static int resolve(void)
+{
+	struct req r;
+	size_t len;
+	int ret;
+
+	init_req(&r, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, NLM_F_ACK);
+	len = put_attr(r.attrs, CTRL_ATTR_FAMILY_NAME, STARVD_GENL_NAME,
+		       sizeof(STARVD_GENL_NAME));
+	r.nh.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN + len;
+	family_id = 0;
+	ret = send_raw(&r, r.nh.nlmsg_len);
+	if (!ret)
+		ret = recv_replies(on_family, &family_id, NULL, 0);
+	if (!ret && !family_id)
+		ret = -ENOENT;
+	return ret;
+}
+
+static void need_family(void)
+{
+	int ret = resolve();
+
+	if (ret) {
+		fprintf(stderr,
+			"nlcheck: generic netlink family '%s' not found (%s): load the module first (modprobe starvd)\n",
+			STARVD_GENL_NAME, strerror(-ret));
+		exit(2);
+	}
+}
+
+/* Attribute @type of a top-level starvd message, or NULL. */
+static struct nlattr *find_attr(struct nlmsghdr *nh, int type)
+{
+	struct nlattr *a = (void *)((uint8_t *)NLMSG_DATA(nh) + GENL_HDRLEN);
+	int len = nh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
+
+	while (len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN) {
+		if (a->nla_type == type)
+			return a;
+		len -= NLA_ALIGN(a->nla_len);
+		a = (void *)((uint8_t *)a + NLA_ALIGN(a->nla_len));
+	}
+	return NULL;
+}
+
+static void *attr_data(struct nlattr *a)
+{
+	return (uint8_t *)a + NLA_HDRLEN;
+}
+
+static int print_info(struct nlmsghdr *nh, void *arg)
+{
+	struct nlattr *v = find_attr(nh, STARVD_A_VERSION);
+	struct nlattr *abi = find_attr(nh, STARVD_A_ABI_VERSION);
+	struct nlattr *cpus = find_attr(nh, STARVD_A_NR_CPUS);
+	struct nlattr *clk = find_attr(nh, STARVD_A_CLOCK);
+
+	if (!v || !abi || !cpus || !clk)
+		return -1;
+	printf("version %s abi %u cpus %u clock %s\n", (char *)attr_data(v),
+	       *(uint32_t *)attr_data(abi), *(uint32_t *)attr_data(cpus),
+	       (char *)attr_data(clk));
+	*(int *)arg = 1;
+	return 0;
+}
+
+static int do_request(uint8_t cmd, uint16_t flags, msg_cb cb, void *arg,
+		      char *why, size_t whylen)
+{
+	struct req r;
+	int ret;
+
+	init_req(&r, family_id, cmd, flags | NLM_F_ACK);
+	r.nh.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN;
+	ret = send_raw(&r, r.nh.nlmsg_len);
+	return ret ? ret : recv_replies(cb, arg, why, whylen);
+}
+
+static int cmd_info(void)
+{
+	char why[256];
+	int got = 0, ret;
+
+	need_family();
+	ret = do_request(STARVD_CMD_GET_INFO, 0, print_info, &got, why,
+			 sizeof(why));
+	if (ret || !got) {
+		fprintf(stderr, "nlcheck: GET_INFO failed: %s %s\n",
+			strerror(-ret), why);
+		return 1;
+	}
+	return 0;
+}
+
+struct dump_stats {
+	unsigned int msgs, bad;
+	uint64_t read_time;
+	bool mixed_time;
+};
+
+static int count_msg(struct nlmsghdr *nh, void *arg)
+{
+	struct dump_stats *s = arg;
+	struct nlattr *t = find_attr(nh, STARVD_A_READ_TIME);
+	uint64_t rt;
+
+	if (!t) {
+		s->bad++;
+		return 0;
+	}
+	memcpy(&rt, attr_data(t), sizeof(rt));
+	if (s->msgs && rt != s->read_time)
+		s->mixed_time = true;
+	s->read_time = rt;
+	s->msgs++;
+	return 0;
+}
+
+static int dump(uint8_t cmd, struct dump_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	return do_request(cmd, NLM_F_DUMP, count_msg, s, NULL, 0);
+}
+
+static int tap_n;
+static int tap_failed;
+
+static void tap(bool ok, const char *desc, int ret, const char *why)
+{
+	printf("%sok %d - %s", ok ? "" : "not ", ++tap_n, desc);
+	if (!ok || why[0])
+		printf(" # got %d (%s)%s%s", ret, ret ? strerror(-ret) : "ok",
+		       why[0] ? ": " : "", why);
+	printf("\n");
+	if (!ok)
+		tap_failed++;
+}
+
+/* Send @r (length @len) and expect the kernel to answer @want. */
+static void expect(const char *desc, struct req *r, size_t len, int want)
+{
+	char why[256];
+	int ret = send_raw(r, len);
+
+	if (!ret)
+		ret = recv_replies(NULL, NULL, why, sizeof(why));
+	else
+		why[0] = '\0';
+	tap(ret == want, desc, ret, why);
+}
+
+static int cmd_malformed(void)
+{
+	struct dump_stats s;
+	struct req r;
+	uint8_t u8v = 1;
+	uint32_t u32v = 1;
+	uint64_t u64v = 1;
+	size_t len;
+	char why[256] = "";
+	int ret, got = 0;
+
+	need_family();
+
+	init_req(&r, family_id, STARVD_CMD_GET_TASKS, NLM_F_DUMP | NLM_F_ACK);
+	len = put_attr(r.attrs, STARVD_A_FILTER_CPU, &u8v, 1);
+	r.nh.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN + len;
+	expect("filter-cpu as u8 is rejected", &r, r.nh.nlmsg_len, -EINVAL);
+
+	init_req(&r, family_id, STARVD_CMD_GET_TASKS, NLM_F_DUMP | NLM_F_ACK);
+	len = put_attr(r.attrs, STARVD_A_FILTER_MIN_WAIT, &u32v, 4);
+	r.nh.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN + len;
+	expect("min-wait as u32 is rejected", &r, r.nh.nlmsg_len, -EINVAL);
+
+	init_req(&r, family_id, STARVD_CMD_GET_TASKS, NLM_F_DUMP | NLM_F_ACK);
+	len = put_attr(r.attrs, STARVD_A_MAX + 5, &u32v, 4);
+	r.nh.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN + len;
+	expect("unknown attribute type is rejected", &r, r.nh.nlmsg_len,
+	       -EINVAL);
+
+	init_req(&r, family_id, STARVD_CMD_GET_TASKS, NLM_F_DUMP | NLM_F_ACK);
+	len = put_attr(r.attrs, STARVD_A_NR_WAITERS, &u32v, 4);
+	r.nh.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN + len;
+	expect("reply-only attribute in a request is rejected", &r,
+	       r.nh.nlmsg_len, -EINVAL);
+
+	init_req(&r, family_id, STARVD_CMD_GET_TASKS, NLM_F_DUMP | NLM_F_ACK);
+	u32v = 1000000;
+	len = put_attr(r.attrs, STARVD_A_FILTER_CPU, &u32v, 4);
+	r.nh.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN + len;
+	expect("filter on a CPU that does not exist is rejected", &r,
+	       r.nh.nlmsg_len, -EINVAL);
+
+	init_req(&r, family_id, STARVD_CMD_GET_TASKS, NLM_F_DUMP | NLM_F_ACK);
+	len = put_attr(r.attrs, STARVD_A_FILTER_MIN_WAIT, &u64v, 8);
+	((struct nlattr *)r.attrs)->nla_len = 200;
+	r.nh.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN + len;
+	expect("attribute longer than the message is rejected", &r,
+	       r.nh.nlmsg_len, -EINVAL);
+
+	init_req(&r, family_id, 42, NLM_F_ACK);
+	r.nh.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN;
+	expect("unknown command is rejected", &r, r.nh.nlmsg_len,
+	       -EOPNOTSUPP);
+
+	init_req(&r, family_id, STARVD_CMD_UNSPEC, NLM_F_ACK);
+	r.nh.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN;
+	expect("command 0 is rejected", &r, r.nh.nlmsg_len, -EOPNOTSUPP);
+
+	init_req(&r, family_id, STARVD_CMD_GET_TASKS, NLM_F_ACK);
+	r.nh.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN;
+	expect("get-tasks without NLM_F_DUMP is rejected", &r,
+	       r.nh.nlmsg_len, -EOPNOTSUPP);
+
+	init_req(&r, family_id, STARVD_CMD_GET_INFO, NLM_F_ACK);
+	r.nh.nlmsg_len = NLMSG_HDRLEN + 2;
+	expect("truncated genetlink header is rejected", &r, r.nh.nlmsg_len,
+	       -EINVAL);
+
+	init_req(&r, family_id, STARVD_CMD_GET_INFO, NLM_F_ACK);
+	r.gh.reserved = 1;
+	r.nh.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN;
+	expect("non-zero reserved header field is rejected", &r,
+	       r.nh.nlmsg_len, -EINVAL);
+
+	/* The module must still answer properly after all that. */
+	ret = do_request(STARVD_CMD_GET_INFO, 0, print_info, &got, why,
+			 sizeof(why));
+	tap(!ret && got, "get-info still answers", ret, why);
+	ret = dump(STARVD_CMD_GET_CPUS, &s);
+	why[0] = '\0';
+	tap(!ret && s.msgs >= 1 && !s.bad && !s.mixed_time,
+	    "get-cpus dump: one message per CPU with one read time", ret,
+	    why);
+	ret = dump(STARVD_CMD_GET_TASKS, &s);
+	tap(!ret && s.msgs >= 1 && !s.bad && !s.mixed_time,
+	    "get-tasks dump: at least this task, one read time", ret, why);
+	printf("# %d of %d malformed-request checks failed\n", tap_failed,
+	       tap_n);
+	return tap_failed ? 1 : 0;
+}
+
+static int cmd_eperm(void)
+{
+	struct dump_stats s;
+	char why[256];
+	int ret, got = 0;
+
+	need_family();
+	ret = do_request(STARVD_CMD_GET_INFO, 0, print_info, &got, why,
+			 sizeof(why));
+	tap(ret == -EPERM, "get-info refused with EPERM", ret, why);
+	ret = dump(STARVD_CMD_GET_TASKS, &s);
+	why[0] = '\0';
+	tap(ret == -EPERM && !s.msgs, "get-tasks refused with EPERM", ret,
+	    why);
+	ret = dump(STARVD_CMD_GET_CPUS, &s);
+	tap(ret == -EPERM && !s.msgs, "get-cpus refused with EPERM", ret,
+	    why);
+	return tap_failed ? 1 : 0;
+}
+
+/* Query until @secs pass; the module may be unloaded meanwhile. */
+static int cmd_loop(int secs)
+{
+	uint64_t end = mono_ns() + secs * 1000000000ULL;
+	unsigned long ok = 0, gone = 0;
+	struct dump_stats s;
+	int ret;
+
+	while (mono_ns() < end) {
+		ret = resolve();
+		if (ret == -ENOENT) {
+			gone++;
+			continue;
+		}
+		if (ret)
+			goto bad;
+		ret = dump(STARVD_CMD_GET_TASKS, &s);
+		/* The family may vanish between resolve and dump. */
+		if (ret == -ENOENT || ret == -EOPNOTSUPP) {
+			gone++;
+			continue;
+		}
+		if (ret)
+			goto bad;
+		ok++;
+	}
+	printf("loop: %lu dumps, %lu times without the family\n", ok, gone);
+	return 0;
+bad:
+	fprintf(stderr, "nlcheck: unexpected error in the query loop: %s\n",
+		strerror(-ret));
+	return 1;
+}
+
+static volatile bool stop_spin;
+
+static void *spin(void *arg)
+{
+	while (!stop_spin)
+		;
+	return NULL;
+}
+
+static void *sleeper(void *arg)
+{
+	while (!stop_spin)
+		usleep(100000);
+	return NULL;
+}
+
+static pthread_t *start_threads(int n, void *(*fn)(void *))
+{
+	pthread_t *t = calloc(n, sizeof(*t));
+	pthread_attr_t at;
+	int i;
+
+	pthread_attr_init(&at);
+	pthread_attr_setstacksize(&at, 64 * 1024);
+	for (i = 0; i < n; i++) {
+		if (pthread_create(&t[i], &at, fn, NULL)) {
+			fprintf(stderr, "nlcheck: cannot create thread %d of %d (ulimit -u, memory?)\n",
+				i, n);
+			exit(2);
+		}
+	}
+	return t;
+}
+
+static void stop_threads(pthread_t *t, int n)
+{
+	int i;
+
+	stop_spin = true;
+	for (i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	free(t);
+	stop_spin = false;
+}
+
+static int cmd_bigdump(int n)
+{
+	pthread_t *t;
+	struct dump_stats s;
+	int ret;
+
+	need_family();
+	t = start_threads(n, spin);
+	usleep(300000);
+	ret = dump(STARVD_CMD_GET_TASKS, &s);
+	stop_threads(t, n);
+	/* All but the threads on a CPU wait; allow a few to be switching. */
+	printf("%sok 1 - get-tasks dump of %d spinning threads returned %u messages, one read time%s\n",
+	       !ret && s.msgs + 8 >= (unsigned int)n && !s.mixed_time ? "" :
+	       "not ", n, s.msgs, s.mixed_time ? " (NOT)" : "");
+	return !ret && s.msgs + 8 >= (unsigned int)n && !s.mixed_time ? 0 : 1;
+}
+
+static uint64_t time_debugfs(void)
+{
+	uint64_t t0 = mono_ns();
+	int fd = open("/sys/kernel/debug/sched/debug", O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0) {
+		perror("nlcheck: /sys/kernel/debug/sched/debug (mount debugfs)");
+		exit(2);
+	}
+	do {
+		n = read(fd, rxbuf, BUFSZ);
+	} while (n > 0);
+	close(fd);
+	return mono_ns() - t0;
+}
+
+static int cmd_bench(int threads, int iter)
+{
+	uint64_t nl = 0, dbg = 0, t0;
+	struct dump_stats s;
+	pthread_t *t;
+	int i, ret;
+
+	need_family();
+	t = start_threads(threads, sleeper);
+	usleep(200000);
+	for (i = 0; i < iter; i++) {
+		t0 = mono_ns();
+		ret = dump(STARVD_CMD_GET_TASKS, &s);
+		nl += mono_ns() - t0;
+		if (ret) {
+			fprintf(stderr, "nlcheck: dump failed: %s\n",
+				strerror(-ret));
+			return 1;
+		}
+		dbg += time_debugfs();
+	}
+	stop_threads(t, threads);
+	printf("bench: %d threads: get-tasks dump %.3f ms, sched/debug read %.3f ms, ratio dump/debugfs %.3f\n",
+	       threads, nl / 1e6 / iter, dbg / 1e6 / iter, (double)nl / dbg);
+	return 0;
+}
+
+static int cmd_pipe(int secs)
+{
+	int a[2], b[2];
+	unsigned long n = 0;
+	uint64_t t0, end;
+	char c = 0;
+	pid_t pid;
+
+	if (pipe(a) || pipe(b)) {
+		perror("nlcheck: pipe");
+		return 2;
+	}
+	pid = fork();
+	if (pid == 0) {
+		while (read(a[0], &c, 1) == 1)
+			if (write(b[1], &c, 1) != 1)
+				break;
+		_exit(0);
+	}
+	t0 = mono_ns();
+	end = t0 + secs * 1000000000ULL;
+	while (mono_ns() < end) {
+		if (write(a[1], &c, 1) != 1 || read(b[0], &c, 1) != 1)
+			break;
+		n++;
+	}
+	close(a[1]);
+	waitpid(pid, NULL, 0);
+	printf("pipe: %.0f round trips/s\n", n / ((mono_ns() - t0) / 1e9));
+	return 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage: nlcheck info|malformed|eperm|loop SECONDS|bigdump N|bench THREADS ITER|pipe SECONDS\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc < 2)
+		return usage();
+	if (!strcmp(argv[1], "pipe") && argc == 3)
+		return cmd_pipe(atoi(argv[2]));
+	nl_open_sock();
+	if (!strcmp(argv[1], "info"))
+		return cmd_info();
+	if (!strcmp(argv[1], "malformed"))
+		return cmd_malformed();
+	if (!strcmp(argv[1], "eperm"))
+		return cmd_eperm();
+	if (!strcmp(argv[1], "loop") && argc == 3)
+		return cmd_loop(atoi(argv[2]));
+	if (!strcmp(argv[1], "bigdump") && argc == 3)
+		return cmd_bigdump(atoi(argv[2]));
+	if (!strcmp(argv[1], "bench") && argc == 4)
+		return cmd_bench(atoi(argv[2]), atoi(argv[3]));
+	return usage();
+}
