@@ -188,10 +188,18 @@ int BPF_PROG(track_exit, struct task_struct *p)
 static __always_inline __u64 wait_start_ns(struct task_struct *t)
 {
 	if (mode == STARVD_MODE_TRACKING) {
+		struct wait_start seed = { .start_ns = read_now };
 		__u32 tid = t->pid;
 		struct wait_start *w = bpf_map_lookup_elem(&waits, &tid);
 
-		return w ? w->start_ns : 0;
+		if (w)
+			return w->start_ns;
+		/*
+		 * Queued since before the programs were attached: it has
+		 * waited at least since now. Track it from here.
+		 */
+		bpf_map_update_elem(&waits, &tid, &seed, BPF_NOEXIST);
+		return read_now;
 	} else {
 		__u64 queued = BPF_CORE_READ(t, sched_info.last_queued);
 

@@ -59,12 +59,12 @@ FIXTURE_SETUP(starve)
 
 FIXTURE_TEARDOWN(starve)
 {
-	if (self->d && self->d->pid)
-		daemon_stop(self->d, SIGKILL, 2000);
 	kill_and_reap(self->hog);
-	victim_stop(&self->v);
 	if (self->rt_changed)
 		rt_throttle_restore(self->saved_rt);
+	if (self->d && self->d->pid)
+		daemon_stop(self->d, SIGKILL, 2000);
+	victim_stop(&self->v);
 	free(self->d);
 }
 

@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Install the Debian/Ubuntu packages starvd needs to build and test, when
+# they are missing. Quiet when everything is there.
+set -euo pipefail
+
+pkgs=(
+	make gcc clang llvm bpftool pkg-config
+	libbpf-dev libelf-dev zlib1g-dev libnl-genl-3-dev libnl-3-dev
+	linux-source-6.12
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing+=("$p")
+done
+((${#missing[@]})) || exit 0
+
+echo "starvd: installing missing build dependencies: ${missing[*]}"
+if [ "$(id -u)" != 0 ]; then
+	echo "starvd: run as root (or install them yourself: apt-get install ${missing[*]})" >&2
+	exit 1
+fi
+if ! command -v apt-get >/dev/null; then
+	echo "starvd: no apt-get here: install the equivalents of: ${missing[*]}" >&2
+	exit 1
+fi
+# Lists may be missing on a fresh machine; a partial failure (an extra
+# architecture's index) must not stop the install.
+apt-get update -qq || echo "starvd: apt-get update reported errors; trying the install anyway" >&2
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * starve: create a real starvation for demos and benchmarks. A victim
+ * (SCHED_FIFO 10, runs every 10 ms) is queued behind a SCHED_FIFO 50 busy
+ * loop on the same CPU; every second it prints how often the victim ran.
+ * RT throttling must be off (the caller's job). Everything it starts ends
+ * with it, and the busy loop ends by itself after --seconds.
+ *
+ * Usage: starve [--cpu N] [--seconds S]
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "lib/workload.h"
+#include "util.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct victim_spec spec = {
+		.proc_name = "stv-victim",
+		.thread_name = "stv-victim",
+		.attr = fifo_attr(10),
+		.sleep_ns = 10 * NSEC_PER_MSEC,
+	};
+	int cpu = test_cpu(), seconds = 20, opt, s;
+	struct victim v;
+	uint64_t last;
+	pid_t hog;
+
+	while ((opt = getopt(argc, argv, "c:s:")) != -1) {
+		if (opt == 'c')
+			cpu = atoi(optarg);
+		else if (opt == 's')
+			seconds = atoi(optarg);
+		else
+			return 2;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	spec.cpu = cpu;
+	if (victim_start(&spec, &v)) {
+		fprintf(stderr, "starve: cannot start the victim\n");
+		return 1;
+	}
+	hog = hog_start(cpu, 50, seconds);
+	printf("starve: victim stv-victim tid %d (SCHED_FIFO 10) behind busy loop stv-hog pid %d (SCHED_FIFO 50) on CPU %d\n",
+	       v.st->tid, hog, cpu);
+	fflush(stdout);
+	last = v.st->count;
+	for (s = 1; s <= seconds && !stop; s++) {
+		sleep(1);
+		printf("starve: t=%2ds victim ran %4llu times in the last second%s\n",
+		       s, (unsigned long long)(v.st->count - last),
+		       v.st->count == last ? " (starving)" : "");
+		fflush(stdout);
+		last = v.st->count;
+	}
+	kill_and_reap(hog);
+	victim_stop(&v);
+	return 0;
+}
