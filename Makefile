@@ -13,8 +13,10 @@ SYSCONFDIR	?= /etc
 DESTDIR		?=
 
 # BPF=0 builds without the BPF backend (32-bit guests, kernels without BTF).
+# O: objects; BIN: where starvd and starvctl go (e.g. BIN=build32 for -m32).
 BPF		?= 1
 O		?= build
+BIN		?= user
 CC		?= gcc
 CLANG		?= clang
 BPFTOOL		?= bpftool
@@ -37,7 +39,7 @@ else
 CPPFLAGS	+= -DSTARVD_NO_BPF
 endif
 LIB_OBJS	:= $(USER_OBJS:%=$(O)/user/%.o)
-PROGS		:= user/starvd user/starvctl
+PROGS		:= $(BIN)/starvd $(BIN)/starvctl
 
 all: $(PROGS)
 
@@ -65,7 +67,8 @@ $(O)/user/%.o: user/%.c $(wildcard user/*.h) include/starvd/abi.h
 $(O)/libstarvd.a: $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
-user/%: $(O)/user/%.o $(O)/libstarvd.a
+$(PROGS): $(BIN)/%: $(O)/user/%.o $(O)/libstarvd.a
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 # Build dependencies (Debian/Ubuntu packages), installed when missing.
@@ -85,8 +88,8 @@ bench: deps all
 	$(MAKE) -C selftests O=$(abspath $(O)) bench
 
 install: all
-	install -D -m 0755 user/starvd $(DESTDIR)$(BINDIR)/starvd
-	install -D -m 0755 user/starvctl $(DESTDIR)$(BINDIR)/starvctl
+	install -D -m 0755 $(BIN)/starvd $(DESTDIR)$(BINDIR)/starvd
+	install -D -m 0755 $(BIN)/starvctl $(DESTDIR)$(BINDIR)/starvctl
 	install -D -m 0644 man/starvd.8 $(DESTDIR)$(MANDIR)/man8/starvd.8
 	install -D -m 0644 man/starvctl.8 $(DESTDIR)$(MANDIR)/man8/starvctl.8
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/starvd.service > $(O)/starvd.service
