@@ -30,7 +30,7 @@ CPPFLAGS	+= -D_GNU_SOURCE -DSTARVD_VERSION='"$(VERSION)"' -Iinclude \
 		   -I$(O) -Iuser $(shell $(PKG_CONFIG) --cflags libnl-genl-3.0 2>/dev/null)
 LDLIBS		+= $(shell $(PKG_CONFIG) --libs libnl-genl-3.0 2>/dev/null) -lm
 
-USER_OBJS	:= util cpuset sched_attr options log backend backend_netlink \
+USER_OBJS	:= util cpuset sched_attr options log backend backend_netlink proc \
 		   detect journal boost report daemon throttle
 ifeq ($(BPF),1)
 USER_OBJS	+= backend_bpf

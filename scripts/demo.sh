@@ -21,7 +21,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 rt_throttle_off
-build/selftests/starve --seconds 14 &
+build/selftests/starve -s 14 &
 starve_pid=$!
 sleep 3.5
 echo "== what starvctl sees now:"

@@ -6,7 +6,7 @@
  * RT throttling must be off (the caller's job). Everything it starts ends
  * with it, and the busy loop ends by itself after --seconds.
  *
- * Usage: starve [--cpu N] [--seconds S]
+ * Usage: starve [-c CPU] [-s SECONDS]
  */
 #include <getopt.h>
 #include <signal.h>

@@ -7,6 +7,7 @@
 #include "kselftest_harness.h"
 
 #include "journal.h"
+#include "proc.h"
 
 static struct journal_entry sample(pid_t tid)
 {

@@ -7,6 +7,7 @@
 
 #include "boost.h"
 #include "log.h"
+#include "proc.h"
 #include "util.h"
 
 #define FIFO_BOOST_MIN_PRIO	1
@@ -25,24 +26,6 @@ void booster_free(struct booster *b)
 	free(b->v);
 	b->v = NULL;
 	b->n = b->cap = 0;
-}
-
-uint64_t task_switches(pid_t tid)
-{
-	unsigned long long v, sum = 0;
-	char path[64], line[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "voluntary_ctxt_switches: %llu", &v) == 1 ||
-		    sscanf(line, "nonvoluntary_ctxt_switches: %llu", &v) == 1)
-			sum += v;
-	fclose(f);
-	return sum;
 }
 
 bool boost_active(const struct booster *b, uint32_t tid)
@@ -157,6 +140,7 @@ static int start_fifo(struct booster *b, struct boost *bo, int holder_prio,
 	bo->raised = true;
 	bo->period_start_ns = now;
 	bo->next_ns = now + b->p.runtime_ns;
+	bo->exec_at_raise_ns = task_exec_ns(bo->task.tid);
 	return apply(b, bo);
 }
 
@@ -271,30 +255,57 @@ static void finish(struct booster *b, size_t i, const char *why)
 	b->v[i] = b->v[--b->n];
 }
 
-/* FIFO emulation: raised for runtime, then back for the rest of period. */
-static int fifo_step(struct booster *b, struct boost *bo, uint64_t now)
+/*
+ * FIFO emulation: raised until the task has had runtime of CPU time (its
+ * schedstat), has blocked, or a period has passed, then back for the rest
+ * of the period. Measuring the CPU time rather than trusting the clock
+ * matters: getting a queued task onto its CPU can take longer than a
+ * 20 us runtime (an IPI to a busy CPU, more under virtualisation).
+ */
+static int fifo_lower_or_extend(struct booster *b, struct boost *bo,
+				uint64_t now)
+{
+	uint64_t ran = task_exec_ns(bo->task.tid) - bo->exec_at_raise_ns;
+	int ret;
+
+	if (ran < b->p.runtime_ns && task_runnable(bo->task.tid) &&
+	    now - bo->period_start_ns < b->p.period_ns) {
+		bo->next_ns = now + b->p.runtime_ns - ran;
+		return 0;
+	}
+	ret = restore_task(bo->task.tid, bo->task.comm, 0, &bo->saved,
+			   &bo->applied, NULL);
+	bo->raised = false;
+	bo->period_start_ns += b->p.period_ns;
+	if (bo->period_start_ns < now)
+		bo->period_start_ns = now;
+	bo->next_ns = bo->period_start_ns;
+	return ret;
+}
+
+static int fifo_raise(struct boost *bo, uint64_t now, uint64_t runtime)
 {
 	struct sched_attr cur;
 	int ret;
 
-	if (bo->raised) {
-		ret = restore_task(bo->task.tid, bo->task.comm, 0, &bo->saved,
-				   &bo->applied, NULL);
-		bo->raised = false;
-		bo->period_start_ns += b->p.period_ns;
-		bo->next_ns = bo->period_start_ns;
-		return ret;
-	}
 	/* Someone else changed it while lowered: stop boosting it. */
 	ret = sched_getattr_tid(bo->task.tid, &cur);
 	if (ret)
 		return ret;
 	if (!sched_attr_same(&cur, &bo->saved))
 		return -EBUSY;
+	bo->exec_at_raise_ns = task_exec_ns(bo->task.tid);
 	ret = sched_setattr_tid(bo->task.tid, &bo->applied);
 	bo->raised = true;
-	bo->next_ns = now + b->p.runtime_ns;
+	bo->next_ns = now + runtime;
 	return ret;
+}
+
+static int fifo_step(struct booster *b, struct boost *bo, uint64_t now)
+{
+	if (bo->raised)
+		return fifo_lower_or_extend(b, bo, now);
+	return fifo_raise(bo, now, b->p.runtime_ns);
 }
 
 int boost_run(struct booster *b, uint64_t now)

@@ -24,6 +24,7 @@ struct boost {
 	bool fifo;			/* emulation */
 	bool raised;			/* fifo: currently SCHED_FIFO */
 	uint64_t period_start_ns;	/* fifo: start of current period */
+	uint64_t exec_at_raise_ns;	/* fifo: CPU time when raised */
 	uint64_t next_ns;		/* next state change */
 	uint64_t end_ns;
 	uint64_t switches_before;
@@ -69,8 +70,5 @@ void boost_stop_all(struct booster *b);
 int restore_task(pid_t tid, const char *comm, uint64_t start_time,
 		 const struct sched_attr *saved,
 		 const struct sched_attr *applied, const char *why);
-
-/* Voluntary + involuntary context switches of a task, from /proc. */
-uint64_t task_switches(pid_t tid);
 
 #endif

@@ -174,24 +174,3 @@ int journal_load(struct journal *j, struct journal_entry **v, size_t *n)
 	closedir(dir);
 	return 0;
 }
-
-uint64_t task_start_time(pid_t tid)
-{
-	unsigned long long start;
-	char path[64], buf[1024], *p;
-	int i;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
-	if (read_line(path, buf, sizeof(buf)))
-		return 0;
-	/* comm may hold spaces and parentheses: skip past the last ')'. */
-	p = strrchr(buf, ')');
-	if (!p)
-		return 0;
-	/* Field 3 (state) follows; starttime is field 22. */
-	for (i = 2; i < 22 && p; i++)
-		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p, " %llu", &start) != 1)
-		return 0;
-	return start;
-}

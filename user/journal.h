@@ -38,7 +38,4 @@ int journal_load(struct journal *j, struct journal_entry **v, size_t *n);
 int journal_format(const struct journal_entry *e, char *buf, size_t len);
 int journal_parse(const char *buf, struct journal_entry *e);
 
-/* starttime of a task (field 22 of /proc/<tid>/stat), 0 if gone. */
-uint64_t task_start_time(pid_t tid);
-
 #endif

@@ -20,6 +20,7 @@ enum {
 	OPT_MLOCK,
 	OPT_RUN_DIR,
 	OPT_BPF_MODE,
+	OPT_RESTORE,
 };
 
 static const struct option long_options[] = {
@@ -53,6 +54,7 @@ static const struct option long_options[] = {
 	{ "mlock",		no_argument,       NULL, OPT_MLOCK },
 	{ "run-dir",		required_argument, NULL, OPT_RUN_DIR },
 	{ "bpf-mode",		required_argument, NULL, OPT_BPF_MODE },
+	{ "restore",		no_argument,       NULL, OPT_RESTORE },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -93,6 +95,8 @@ static const char usage_text[] =
 "      --mlock                 lock starvd's memory\n"
 "  -S, --systemd               RT throttling is managed by the service\n"
 "      --run-dir DIR           state and boost journal (default /run/starvd)\n"
+"      --restore               put back every task the journal lists (left\n"
+"                              boosted by a killed starvd) and exit\n"
 "  -V, --version, -h, --help\n";
 
 static enum parse_result fail(char *err, size_t len, const char *fmt, ...)
@@ -367,6 +371,7 @@ enum parse_result parse_options(int argc, char **argv, int nr_cpus,
 		case OPT_JSON: cfg->json = true; break;
 		case OPT_KSTACK: cfg->kstack = true; break;
 		case OPT_MLOCK: cfg->mlock = true; break;
+		case OPT_RESTORE: cfg->restore_only = true; break;
 		case 'V':
 			printf("starvd %s\n", STARVD_VERSION);
 			return PARSE_EXIT;

@@ -45,6 +45,7 @@ struct config {
 	bool json;			/* --json */
 	bool kstack;			/* --kstack */
 	bool mlock;			/* --mlock */
+	bool restore_only;		/* --restore */
 	const char *pidfile;		/* -P */
 	const char *run_dir;		/* --run-dir */
 	enum backend_kind backend;	/* -b */

@@ -24,6 +24,7 @@
 #include "journal.h"
 #include "log.h"
 #include "options.h"
+#include "proc.h"
 #include "report.h"
 #include "throttle.h"
 #include "util.h"
@@ -48,16 +49,6 @@ static bool skip_boosted(void *ctx, uint32_t tid)
 	return boost_active(ctx, tid);
 }
 
-/* Name of the process (thread group leader) a task belongs to. */
-static void process_comm(uint32_t tgid, char *buf, size_t len)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
-	if (read_line(path, buf, len))
-		buf[0] = '\0';
-}
-
 static bool ignored(const struct config *cfg, const struct starvd_task *t)
 {
 	char pcomm[64];
@@ -66,7 +57,7 @@ static bool ignored(const struct config *cfg, const struct starvd_task *t)
 		return true;
 	if (!cfg->ignore_processes.n)
 		return false;
-	process_comm(t->tgid, pcomm, sizeof(pcomm));
+	task_comm(t->tgid, pcomm, sizeof(pcomm));
 	return regex_list_match(&cfg->ignore_processes, pcomm);
 }
 
@@ -231,6 +222,22 @@ static void recover_journal(struct starvd *d)
 	free(v);
 }
 
+/* --restore: what a killed starvd left boosted, e.g. from ExecStopPost. */
+static int restore_only(struct starvd *d)
+{
+	int ret = journal_open(&d->journal, d->cfg.run_dir);
+
+	if (ret) {
+		log_err("cannot open the boost journal in %s/boosts: %s",
+			d->cfg.run_dir, strerror(-ret));
+		return EXIT_FAILURE;
+	}
+	recover_journal(d);
+	journal_close(&d->journal);
+	config_free(&d->cfg);
+	return EXIT_SUCCESS;
+}
+
 /* stalld refuses to run with RT throttling on unless it is managed. */
 static int check_throttling(const struct config *cfg)
 {
@@ -301,6 +308,8 @@ int main(int argc, char **argv)
 		.verbose = d.cfg.verbose,
 	};
 	log_init(&(struct log_config){ .to_stderr = true });
+	if (d.cfg.restore_only)
+		return restore_only(&d);
 	if (check_throttling(&d.cfg))
 		return EXIT_FAILURE;
 

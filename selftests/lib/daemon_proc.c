@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "daemon_proc.h"
+#include "sched_attr.h"
 #include "util.h"
 
 const char *bin_path(const char *name)
@@ -37,9 +39,12 @@ int daemon_start(struct daemon_proc *d, const char *const *args)
 	int out[2], err[2], n = 0;
 
 	memset(d, 0, sizeof(*d));
-	snprintf(d->run_dir, sizeof(d->run_dir), "/tmp/starvd-test.XXXXXX");
-	if (!mkdtemp(d->run_dir))
-		return -errno;
+	/*
+	 * One journal for every test: a daemon killed mid-boost (a test
+	 * timing out) leaves its boosts for the next one, or for run.sh's
+	 * final "starvd --restore", to put back.
+	 */
+	snprintf(d->run_dir, sizeof(d->run_dir), "%s", TEST_RUN_DIR);
 	argv[n++] = bin_path("starvd");
 	argv[n++] = "-f";
 	argv[n++] = "--json";
@@ -62,7 +67,15 @@ int daemon_start(struct daemon_proc *d, const char *const *args)
 	if (d->pid < 0)
 		return -errno;
 	if (d->pid == 0) {
+		struct sched_attr rt = {
+			.size = sizeof(rt),
+			.sched_policy = SCHED_FIFO,
+			.sched_priority = DAEMON_PRIO,
+		};
+
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		/* As the systemd unit does: above the busy loops it watches. */
+		sched_setattr_tid(0, &rt);
 		dup2(out[1], STDOUT_FILENO);
 		dup2(err[1], STDERR_FILENO);
 		execv(argv[0], (char **)argv);
@@ -162,7 +175,6 @@ int daemon_stop(struct daemon_proc *d, int sig, int timeout_ms)
 {
 	uint64_t end = now_ns() + (uint64_t)timeout_ms * NSEC_PER_MSEC;
 	int status = -1;
-	char cmd[128];
 
 	if (d->pid <= 0)
 		return -1;
@@ -181,9 +193,6 @@ int daemon_stop(struct daemon_proc *d, int sig, int timeout_ms)
 	close(d->out_fd);
 	close(d->err_fd);
 	d->pid = 0;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d->run_dir);
-	if (system(cmd))
-		fprintf(stderr, "# cannot remove %s\n", d->run_dir);
 	if (status < 0)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

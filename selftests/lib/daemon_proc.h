@@ -8,6 +8,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#define TEST_RUN_DIR "/run/starvd-selftests"
+#define DAEMON_PRIO 60
+
 struct daemon_proc {
 	pid_t pid;
 	int out_fd, err_fd;

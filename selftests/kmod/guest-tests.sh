@@ -1,0 +1,184 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Module tests, run inside a test guest by vm/check.sh, from the top of
+# the tree (POSIX sh: the 686 guest runs it with busybox). Prints TAP for
+# its own checks and KTAP from the daemon's selftests, and records one
+# line per suite in $RESULTS (see selftests/summary.sh): its own checks as
+# vm-GUEST-kmod, the selftests as vm-GUEST-<suite>.
+#
+# Environment: STARVD_VM_GUEST (6.1, 6.12, 686), RESULTS, STARVD_BUILD
+# (build directory: selftests/ and kmod-tests/ in it), STARVD_BIN_DIR
+# (starvd and starvctl), STARVD_VM_BACKENDS (backends of the daemon's
+# selftests, default netlink), STARVD_YNL (directory of the kernel's
+# tools/net/ynl; empty: skip the ynl checks).
+guest=${STARVD_VM_GUEST:?run by vm/check.sh inside a guest}
+B=${STARVD_BUILD:?}
+BIN=${STARVD_BIN_DIR:?}
+: "${RESULTS:?}"
+NL=$B/kmod-tests/nlcheck
+kver=$(uname -r)
+n=0
+pass=0
+fail=0
+t0=$(date +%s)
+
+ok() {	# ok STATUS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		pass=$((pass + 1))
+		echo "ok $n - $2"
+	else
+		fail=$((fail + 1))
+		echo "not ok $n - $2"
+	fi
+}
+
+# Run a command that prints TAP lines: count each as one of ours.
+tap_from() {
+	out=$("$@" 2>&1)
+	echo "$out" | grep -vE '^(not )?ok [0-9]+ ' | sed 's/^/# /'
+	res=$(echo "$out" | grep -E '^(not )?ok [0-9]+ ')
+	[ -n "$res" ] || res="not ok 0 - $* printed no result"
+	echo "$res" | while IFS= read -r l; do
+		case $l in
+		"not ok "*) echo 1 "${l#not ok * - }" ;;
+		*) echo 0 "${l#ok * - }" ;;
+		esac
+	done >/tmp/tap.$$
+	while read -r st desc; do
+		ok "$st" "$desc"
+	done </tmp/tap.$$
+	rm -f /tmp/tap.$$
+}
+
+# util-linux setpriv in the amd64 guests; busybox su (whose /bin/sh is
+# busybox there) in the 686 guest.
+as_nobody() {
+	if [ "$guest" = 686 ]; then
+		su -s /bin/sh nobody -c "$*"
+	else
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+			--inh-caps=-all --bounding-set=-all "$@"
+	fi
+}
+
+# modprobe finds the DKMS module through modules.dep (depmod ran at
+# install time); busybox modprobe in the 686 guest reads it too.
+load() {
+	modprobe starvd "$@"
+}
+
+unload_busy() {	# rmmod, retrying while a query holds the module
+	i=0
+	while ! rmmod starvd 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || break
+		sleep 0.05
+	done
+	[ ! -d /sys/module/starvd ]
+}
+
+echo "TAP version 13"
+echo "# guest $guest, kernel $kver"
+
+# 1. the DKMS-built module loads
+ls /lib/modules/"$kver"/updates/dkms/starvd.ko* >/dev/null 2>&1
+ok $? "DKMS installed starvd.ko for $kver"
+load
+ok $? "module loads (modprobe starvd)"
+want=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+[ "$(cat /sys/module/starvd/version 2>/dev/null)" = "$want" ]
+ok $? "module version is the DKMS package version $want"
+
+# 2. the family is registered
+if command -v genl >/dev/null 2>&1 && [ "$guest" != 686 ]; then
+	genl ctrl list | grep -q 'Name: starvd'
+	ok $? "genl ctrl list shows the starvd family"
+fi
+"$NL" info
+ok $? "the family resolves and get-info answers"
+
+# 3. malformed requests are rejected
+tap_from "$NL" malformed
+
+# 4. unprivileged queries are refused, and allowed with unprivileged=1
+tap_from as_nobody "$NL" eperm
+echo 1 >/sys/module/starvd/parameters/unprivileged
+as_nobody "$NL" info >/dev/null
+ok $? "unprivileged=1 lets nobody query"
+echo 0 >/sys/module/starvd/parameters/unprivileged
+
+# 5. dumps larger than one skb
+tap_from "$NL" bigdump 600
+
+# 6. a real starvation is visible through netlink
+rt=$(cat /proc/sys/kernel/sched_rt_runtime_us)
+echo -1 >/proc/sys/kernel/sched_rt_runtime_us
+"$B/selftests/starve" -c 1 -s 4 >/tmp/starve.$$ 2>&1 &
+starve=$!
+sleep 2
+out=$("$BIN/starvctl" -b netlink -c 1 -m 500 tasks 2>&1)
+echo "$out" | sed 's/^/# /'
+echo "$out" | grep -q 'SCHED_FIFO.*stv-victim'
+ok $? "starvctl -b netlink sees stv-victim waiting behind the busy loop"
+out=$("$BIN/starvctl" -b netlink -c 1 cpus 2>&1)
+echo "$out" | sed 's/^/# /'
+echo "$out" | grep -q 'stv-hog'
+ok $? "starvctl -b netlink cpus names the busy loop on CPU 1"
+wait $starve
+sed 's/^/# /' /tmp/starve.$$
+rm -f /tmp/starve.$$
+echo "$rt" >/proc/sys/kernel/sched_rt_runtime_us
+
+# 7. the kernel's ynl CLI against the live module
+if [ -n "${STARVD_YNL:-}" ]; then
+	for cmd in get-tasks get-cpus; do
+		out=$(PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 \
+			"$STARVD_YNL/cli.py" --no-schema \
+			--spec include/starvd/starvd.yaml --dump $cmd 2>&1)
+		echo "$out" | head -n 4 | sed 's/^/# /'
+		case $cmd in
+		get-tasks) echo "$out" | grep -q "'tid'" ;;
+		get-cpus) echo "$out" | grep -q "'nr-waiters'" ;;
+		esac
+		ok $? "ynl cli.py --dump $cmd"
+	done
+fi
+
+# 8. unload while a query loop runs, reload, unload again
+"$NL" loop 6 >/tmp/loop.$$ 2>&1 &
+loop=$!
+sleep 1
+unload_busy
+ok $? "module unloads while queries run ($i busy retries)"
+sleep 1
+load
+ok $? "module loads again"
+sleep 1
+unload_busy
+ok $? "and unloads again under the query loop"
+wait $loop
+st=$?
+sed 's/^/# /' /tmp/loop.$$
+rm -f /tmp/loop.$$
+ok $st "the query loop saw only clean errors"
+! dmesg | grep -E 'BUG|WARNING|Oops|refcount_t|general protection|starvd.*(error|cannot)'
+ok $? "no kernel warning in dmesg"
+
+echo "1..$n"
+echo "# $(($(date +%s) - t0))s of module checks"
+echo "vm-$guest-kmod # Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0" >>"$RESULTS"
+
+# 9. the daemon's real-starvation selftests through the module (and BPF)
+load
+for be in ${STARVD_VM_BACKENDS:-netlink}; do
+	before=$(wc -l <"$RESULTS")
+	t=$(date +%s)
+	RESULTS=$RESULTS SUITE_PREFIX=vm-$guest- STARVD_TEST_BACKEND=$be \
+		STARVD_BIN_DIR=$BIN sh selftests/run.sh "$B/selftests" host
+	echo "# selftests with STARVD_TEST_BACKEND=$be: $(($(date +%s) - t))s"
+	[ "$(wc -l <"$RESULTS")" -gt "$before" ] ||
+		echo "vm-$guest-selftests-$be # Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:1" >>"$RESULTS"
+done
+rmmod starvd

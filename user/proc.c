@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <stdio.h>
+#include <string.h>
+
+#include "proc.h"
+#include "util.h"
+
+/* Field @n (>= 3) of /proc/<tid>/stat, past the comm; NULL if gone. */
+static const char *stat_field(pid_t tid, int n, char *buf, size_t len)
+{
+	char path[64], *p;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	if (read_line(path, buf, len))
+		return NULL;
+	/* comm may hold spaces and parentheses: skip past the last ')'. */
+	p = strrchr(buf, ')');
+	for (i = 2; p && i < n; i++)
+		p = strchr(p + 1, ' ');
+	return p ? p + 1 : NULL;
+}
+
+uint64_t task_start_time(pid_t tid)
+{
+	unsigned long long start;
+	char buf[1024];
+	const char *f = stat_field(tid, 22, buf, sizeof(buf));
+
+	return f && sscanf(f, "%llu", &start) == 1 ? start : 0;
+}
+
+bool task_runnable(pid_t tid)
+{
+	char buf[1024];
+	const char *f = stat_field(tid, 3, buf, sizeof(buf));
+
+	return f && *f == 'R';
+}
+
+uint64_t task_exec_ns(pid_t tid)
+{
+	unsigned long long ns;
+	char path[64], buf[128];
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", tid);
+	if (read_line(path, buf, sizeof(buf)) || sscanf(buf, "%llu", &ns) != 1)
+		return 0;
+	return ns;
+}
+
+uint64_t task_switches(pid_t tid)
+{
+	unsigned long long v, sum = 0;
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %llu", &v) == 1 ||
+		    sscanf(line, "nonvoluntary_ctxt_switches: %llu", &v) == 1)
+			sum += v;
+	fclose(f);
+	return sum;
+}
+
+void task_comm(pid_t tid, char *buf, size_t len)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", tid);
+	if (read_line(path, buf, len))
+		buf[0] = '\0';
+}

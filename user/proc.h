@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* What /proc says about a task. Every reader returns 0/false if it is gone. */
+#ifndef STARVD_PROC_H
+#define STARVD_PROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* starttime (field 22 of /proc/<tid>/stat): with the tid, an identity. */
+uint64_t task_start_time(pid_t tid);
+/* Running or runnable ('R' in /proc/<tid>/stat)? */
+bool task_runnable(pid_t tid);
+/* CPU time consumed, ns (/proc/<tid>/schedstat). */
+uint64_t task_exec_ns(pid_t tid);
+/* Voluntary + involuntary context switches (/proc/<tid>/status). */
+uint64_t task_switches(pid_t tid);
+/* comm of a process or thread; "" if gone. */
+void task_comm(pid_t tid, char *buf, size_t len);
+
+#endif
