@@ -81,11 +81,23 @@ run: deps all
 demo: deps all
 	scripts/demo.sh
 
+# VM=0 skips the kernel-module tests in qemu guests (see mk/kmod.mk).
+VM		?= 1
+RESULTS		:= $(abspath $(O))/results.txt
+SELFTESTS	= $(MAKE) -C selftests O=$(abspath $(O)) CC="$(CC)" \
+		  LDLIBS="$(LDLIBS) -lpthread"
+
 check: deps all
-	$(MAKE) -C selftests O=$(abspath $(O)) run
+	$(SELFTESTS) all
+	@rm -f $(RESULTS)
+	-RESULTS=$(RESULTS) selftests/run.sh $(O)/selftests unit host
+ifneq ($(wildcard mk/kmod.mk),)
+	$(if $(filter 1,$(VM)),-RESULTS=$(RESULTS) $(MAKE) check-vm)
+endif
+	@selftests/summary.sh $(RESULTS)
 
 bench: deps all
-	$(MAKE) -C selftests O=$(abspath $(O)) bench
+	$(SELFTESTS) bench
 
 install: all
 	install -D -m 0755 $(BIN)/starvd $(DESTDIR)$(BINDIR)/starvd
@@ -98,7 +110,8 @@ install: all
 
 clean:
 	rm -rf $(O) $(PROGS)
-	$(MAKE) -C selftests O=$(abspath $(O)) clean
+
+-include mk/kmod.mk
 
 .PHONY: all deps run demo check bench install clean
 .SECONDARY:

@@ -144,6 +144,19 @@ int victim_start(const struct victim_spec *spec, struct victim *v)
 	return v->st->ready ? 0 : -ETIMEDOUT;
 }
 
+bool victim_stuck(struct victim *v)
+{
+	uint64_t end = now_ns() + 2 * NSEC_PER_SEC, count;
+
+	do {
+		count = v->st->count;
+		usleep(100000);
+		if (v->st->count == count)
+			return true;
+	} while (now_ns() < end);
+	return false;
+}
+
 void kill_and_reap(pid_t pid)
 {
 	if (pid <= 0)

@@ -43,6 +43,8 @@ pid_t hog_start(int cpu, int prio, int max_s);
 /* A thread looping "count++, sleep" with the given attributes. */
 int victim_start(const struct victim_spec *spec, struct victim *v);
 void victim_stop(struct victim *v);
+/* Wait until the victim stops making progress (up to 2 s). */
+bool victim_stuck(struct victim *v);
 void kill_and_reap(pid_t pid);
 
 struct sched_attr fifo_attr(int prio);
