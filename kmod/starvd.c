@@ -190,6 +190,22 @@ nomem:
 	return NULL;
 }
 
+/* Parsed attributes of a dump request; @tb has room for STARVD_A_MAX + 1. */
+static struct nlattr **starvd_dump_attrs(struct netlink_callback *cb,
+					 struct nlattr **tb)
+{
+#if defined(STARVD_HAVE_GENL_INFO_DUMP)
+	return genl_info_dump(cb)->attrs;
+#elif defined(STARVD_HAVE_GENL_DUMPIT_INFO)
+	return genl_dumpit_info(cb)->attrs;
+#else
+	if (nlmsg_parse(cb->nlh, GENL_HDRLEN, tb, STARVD_A_MAX, starvd_policy,
+			NULL))
+		return NULL;
+	return tb;
+#endif
+}
+
 static int starvd_parse_filter(struct nlattr **attrs,
 			       struct netlink_ext_ack *extack,
 			       int *cpu, u64 *min_wait)
@@ -419,21 +435,27 @@ static const struct genl_ops starvd_ops[] = {
 	{
 		.cmd = STARVD_CMD_GET_INFO,
 		.doit = starvd_get_info,
-		STARVD_OP_POLICY(starvd_policy)
+#ifndef STARVD_HAVE_FAMILY_POLICY
+		.policy = starvd_policy,
+#endif
 	},
 	{
 		.cmd = STARVD_CMD_GET_CPUS,
 		.start = starvd_cpus_start,
 		.dumpit = starvd_cpus_dump,
 		.done = starvd_dump_done,
-		STARVD_OP_POLICY(starvd_policy)
+#ifndef STARVD_HAVE_FAMILY_POLICY
+		.policy = starvd_policy,
+#endif
 	},
 	{
 		.cmd = STARVD_CMD_GET_TASKS,
 		.start = starvd_tasks_start,
 		.dumpit = starvd_tasks_dump,
 		.done = starvd_dump_done,
-		STARVD_OP_POLICY(starvd_policy)
+#ifndef STARVD_HAVE_FAMILY_POLICY
+		.policy = starvd_policy,
+#endif
 	},
 };
 
@@ -441,13 +463,18 @@ static struct genl_family starvd_family __ro_after_init = {
 	.name = STARVD_GENL_NAME,
 	.version = STARVD_GENL_VERSION,
 	.maxattr = STARVD_A_MAX,
-	STARVD_FAMILY_POLICY(starvd_policy)
+#ifdef STARVD_HAVE_FAMILY_POLICY
+	.policy = starvd_policy,
+#endif
 	.netnsok = false,
 	.parallel_ops = true,
 	.module = THIS_MODULE,
 	.ops = starvd_ops,
 	.n_ops = ARRAY_SIZE(starvd_ops),
-	STARVD_RESV_START_OP(STARVD_CMD_GET_TASKS + 1)
+#ifdef STARVD_HAVE_RESV_START_OP
+	/* Strict checks of the genetlink header for every command. */
+	.resv_start_op = STARVD_CMD_GET_TASKS + 1,
+#endif
 };
 
 static int __init starvd_init(void)
