@@ -471,10 +471,6 @@ static struct genl_family starvd_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.ops = starvd_ops,
 	.n_ops = ARRAY_SIZE(starvd_ops),
-#ifdef STARVD_HAVE_RESV_START_OP
-	/* Strict checks of the genetlink header for every command. */
-	.resv_start_op = STARVD_CMD_GET_TASKS + 1,
-#endif
 };
 
 static int __init starvd_init(void)

@@ -11,8 +11,10 @@ mount -t bpf bpf /sys/fs/bpf 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 if [ -n "$starvd_busybox" ]; then
-	# Module autoload must not exec the host's 64-bit modprobe.
+	# Module autoload must not exec the host's 64-bit modprobe, nor
+	# system() and su the host's 64-bit /bin/sh.
 	echo "${starvd_busybox%/bin/busybox}/sbin/modprobe" >/proc/sys/kernel/modprobe
+	mount --bind "$starvd_busybox" /bin/sh
 fi
 export HOME=/tmp PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export STARVD_VM_GUEST="$starvd_guest" STARVD_VM_RESULTS="$R"

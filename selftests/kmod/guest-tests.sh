@@ -115,10 +115,14 @@ tap_from "$NL" bigdump 600
 # 6. a real starvation is visible through netlink
 rt=$(cat /proc/sys/kernel/sched_rt_runtime_us)
 echo -1 >/proc/sys/kernel/sched_rt_runtime_us
-"$B/selftests/starve" -c 1 -s 4 >/tmp/starve.$$ 2>&1 &
+"$B/selftests/starve" -c 1 -s 6 >/tmp/starve.$$ 2>&1 &
 starve=$!
-sleep 2
-out=$("$BIN/starvctl" -b netlink -c 1 -m 500 tasks 2>&1)
+i=0	# until the victim has been starving for a second
+while ! grep -q 't= 1s.*(starving)' /tmp/starve.$$ && [ $i -lt 50 ]; do
+	sleep 0.2
+	i=$((i + 1))
+done
+out=$("$BIN/starvctl" -b netlink -c 1 -m 0.5 tasks 2>&1)
 echo "$out" | sed 's/^/# /'
 echo "$out" | grep -q 'SCHED_FIFO.*stv-victim'
 ok $? "starvctl -b netlink sees stv-victim waiting behind the busy loop"

@@ -472,10 +472,15 @@ static void *spin(void *arg)
 	return NULL;
 }
 
+/* Sleepers block in read() until stop_threads() closes the write end. */
+static int sleep_pipe[2] = { -1, -1 };
+
 static void *sleeper(void *arg)
 {
-	while (!stop_spin)
-		usleep(100000);
+	char c;
+
+	while (read(sleep_pipe[0], &c, 1) < 0 && errno == EINTR)
+		;
 	return NULL;
 }
 
@@ -502,6 +507,10 @@ static void stop_threads(pthread_t *t, int n)
 	int i;
 
 	stop_spin = true;
+	if (sleep_pipe[1] >= 0) {
+		close(sleep_pipe[1]);
+		sleep_pipe[1] = -1;
+	}
 	for (i = 0; i < n; i++)
 		pthread_join(t[i], NULL);
 	free(t);
@@ -551,6 +560,10 @@ static int cmd_bench(int threads, int iter)
 	int i, ret;
 
 	need_family();
+	if (pipe(sleep_pipe)) {
+		perror("nlcheck: pipe");
+		return 2;
+	}
 	t = start_threads(threads, sleeper);
 	usleep(200000);
 	for (i = 0; i < iter; i++) {
