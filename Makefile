@@ -48,12 +48,12 @@ $(O)/vmlinux.h:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp
 	@mv $@.tmp $@
 
-$(O)/starvd.bpf.o: bpf/starvd.bpf.c include/starvd/abi.h $(O)/vmlinux.h
+$(O)/%.bpf.o: bpf/%.bpf.c include/starvd/abi.h $(O)/vmlinux.h
 	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH_BPF) -I$(O) \
 		-Iinclude -Wall -c $< -o $@
 
-$(O)/starvd.skel.h: $(O)/starvd.bpf.o
-	$(BPFTOOL) gen skeleton $< name starvd_bpf > $@.tmp
+$(O)/%.skel.h: $(O)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp
 	@mv $@.tmp $@
 
 ifeq ($(BPF),1)
@@ -96,7 +96,7 @@ ifneq ($(wildcard mk/kmod.mk),)
 endif
 	@selftests/summary.sh $(RESULTS)
 
-bench: deps all
+bench: deps all $(O)/bench.skel.h
 	$(SELFTESTS) bench
 
 install: all

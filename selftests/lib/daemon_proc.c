@@ -171,6 +171,16 @@ void daemon_drain(struct daemon_proc *d, int ms)
 			usleep(10000);
 }
 
+bool daemon_wait_output(struct daemon_proc *d, const char *s, int ms)
+{
+	uint64_t end = now_ns() + (uint64_t)ms * NSEC_PER_MSEC;
+
+	while (!daemon_output_has(d, s) && now_ns() < end)
+		if (!pump(d, 50))
+			usleep(10000);
+	return daemon_output_has(d, s);
+}
+
 int daemon_stop(struct daemon_proc *d, int sig, int timeout_ms)
 {
 	uint64_t end = now_ns() + (uint64_t)timeout_ms * NSEC_PER_MSEC;

@@ -30,6 +30,8 @@ int daemon_start(struct daemon_proc *d, const char *const *args);
  */
 int daemon_wait_event(struct daemon_proc *d, const char *event, pid_t tid,
 		      int timeout_ms, char *line, size_t len);
+/* Wait up to @ms for @s to appear in the output. */
+bool daemon_wait_output(struct daemon_proc *d, const char *s, int ms);
 /* Collect output for @ms milliseconds (e.g. to check nothing happens). */
 void daemon_drain(struct daemon_proc *d, int ms);
 /* Send @sig and wait up to @timeout_ms; returns the exit status or -1. */

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * make bench: what starvd costs and how fast it reacts, as ratios measured
+ * in one run (machines are noisy; absolute numbers are for context only).
+ *
+ *  1. context-switch throughput (pipe ping-pong on one CPU) with nothing
+ *     attached, starvd's programs in each BPF mode, and empty programs;
+ *  2. ns per run of each attached program (BPF_STATS_RUN_TIME) next to an
+ *     empty program on the same tracepoint;
+ *  3. cost of one read of the waiters with 100 and 10,000 extra threads;
+ *  4. starvd's own CPU time over BENCH_IDLE_S seconds (default 60) with
+ *     10,000 extra threads at the default threshold;
+ *  5. detection latency: from the real start of a starvation to its
+ *     boost, minus the threshold.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "backend.h"
+#include "bench.skel.h"
+#include "lib/daemon_proc.h"
+#include "lib/workload.h"
+#include "proc.h"
+#include "util.h"
+
+#define ROUNDS		5
+#define PINGPONGS	100000
+
+enum { CFG_NONE, CFG_SCHED_INFO, CFG_TRACKING, CFG_EMPTY, NR_CFG };
+static const char *const cfg_name[NR_CFG] = {
+	"nothing attached", "starvd sched_info mode", "starvd tracking mode",
+	"empty programs (switch+wakeup)",
+};
+
+struct attached {
+	struct backend b;
+	struct bench_bpf *empty;
+};
+
+static int attach(int cfg, struct attached *a)
+{
+	char err[512];
+	int mode = cfg == CFG_SCHED_INFO ? STARVD_MODE_SCHED_INFO :
+					   STARVD_MODE_TRACKING;
+
+	memset(a, 0, sizeof(*a));
+	if (cfg == CFG_SCHED_INFO || cfg == CFG_TRACKING) {
+		if (backend_open(&a->b, BACKEND_BPF, mode, err, sizeof(err))) {
+			fprintf(stderr, "bench: %s\n", err);
+			return -1;
+		}
+	} else if (cfg == CFG_EMPTY) {
+		a->empty = bench_bpf__open_and_load();
+		if (!a->empty || bench_bpf__attach(a->empty))
+			return -1;
+	}
+	return 0;
+}
+
+static void detach(struct attached *a)
+{
+	if (a->b.ops)
+		backend_close(&a->b);
+	bench_bpf__destroy(a->empty);
+}
+
+static void pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* Round trips per second between two processes on one CPU. */
+static double pingpong(int cpu, int n)
+{
+	int ab[2], ba[2], i;
+	uint64_t t0, t1;
+	char c = 0;
+	pid_t pid;
+
+	if (pipe(ab) || pipe(ba))
+		return 0;
+	pid = fork();
+	if (pid == 0) {
+		pin_self(cpu);
+		for (i = 0; i < n; i++)
+			if (read(ab[0], &c, 1) != 1 || write(ba[1], &c, 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	pin_self(cpu);
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
+			break;
+	t1 = now_ns();
+	waitpid(pid, NULL, 0);
+	close(ab[0]); close(ab[1]); close(ba[0]); close(ba[1]);
+	return (double)n * NSEC_PER_SEC / (t1 - t0);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[n / 2];
+}
+
+static void bench_switch_rate(int cpu)
+{
+	double rate[NR_CFG][ROUNDS], base;
+	struct attached a;
+	int r, c;
+
+	printf("\n1. Context-switch throughput (pipe ping-pong on CPU %d, %d round trips, median of %d interleaved rounds)\n",
+	       cpu, PINGPONGS, ROUNDS);
+	for (r = 0; r < ROUNDS; r++)
+		for (c = 0; c < NR_CFG; c++) {
+			if (attach(c, &a))
+				exit(1);
+			rate[c][r] = pingpong(cpu, PINGPONGS);
+			detach(&a);
+		}
+	base = median(rate[CFG_NONE], ROUNDS);
+	for (c = 0; c < NR_CFG; c++) {
+		double m = median(rate[c], ROUNDS);
+
+		printf("   %-32s %9.0f round trips/s  %.3fx\n", cfg_name[c], m,
+		       m / base);
+	}
+}
+
+static void print_prog_stats(const char *names)
+{
+	struct bpf_prog_info info;
+	__u32 id = 0, len;
+	int fd;
+
+	while (!bpf_prog_get_next_id(id, &id)) {
+		fd = bpf_prog_get_fd_by_id(id);
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&
+		    strstr(names, info.name) && info.run_cnt)
+			printf("   %-20s %10llu runs  %6.1f ns/run\n", info.name,
+			       (unsigned long long)info.run_cnt,
+			       (double)info.run_time_ns / info.run_cnt);
+		close(fd);
+	}
+}
+
+static void bench_prog_cost(int cpu)
+{
+	struct attached si, tr, empty;
+	int stats = bpf_enable_stats(BPF_STATS_RUN_TIME);
+
+	printf("\n2. Cost per run of each program (BPF_STATS_RUN_TIME, all attached at once, %d round trips)\n",
+	       PINGPONGS);
+	if (stats < 0) {
+		printf("   not measured: cannot enable BPF run-time stats: %s\n",
+		       strerror(errno));
+		return;
+	}
+	if (attach(CFG_SCHED_INFO, &si) || attach(CFG_TRACKING, &tr) ||
+	    attach(CFG_EMPTY, &empty))
+		exit(1);
+	pingpong(cpu, PINGPONGS);
+	print_prog_stats("on_switch track_switch track_wakeup track_wakeup_new track_migrate empty_switch empty_wakeup");
+	detach(&si);
+	detach(&tr);
+	detach(&empty);
+	close(stats);
+}
+
+static void *idle_thread(void *arg)
+{
+	pause();
+	return NULL;
+}
+
+static int spawn_threads(int n)
+{
+	pthread_attr_t attr;
+	pthread_t th;
+	int i;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	for (i = 0; i < n; i++)
+		if (pthread_create(&th, &attr, idle_thread, NULL))
+			return i;
+	return n;
+}
+
+static double read_ms(struct backend *b)
+{
+	struct task_list l = {};
+	uint64_t t0 = now_ns();
+	int i;
+
+	for (i = 0; i < 20; i++)
+		backend_read_tasks(b, NULL, &l);
+	task_list_free(&l);
+	return (double)(now_ns() - t0) / 20 / NSEC_PER_MSEC;
+}
+
+static void bench_read_and_idle(void)
+{
+	const char *idle_s = getenv("BENCH_IDLE_S");
+	int secs = idle_s ? atoi(idle_s) : 60;
+	const char *const args[] = { "-f", "-b", "bpf", "--run-dir",
+				     TEST_RUN_DIR, NULL };
+	struct daemon_proc *d = calloc(1, sizeof(*d));
+	struct backend b;
+	char err[512];
+	double small, big;
+	uint64_t cpu0, cpu1;
+
+	if (backend_open(&b, BACKEND_BPF, STARVD_MODE_SCHED_INFO, err,
+			 sizeof(err)))
+		exit(1);
+	spawn_threads(100);
+	small = read_ms(&b);
+	printf("\n3. One read of the waiters (task iterator, sched_info mode)\n   with 100 extra threads:    %8.3f ms\n",
+	       small);
+	spawn_threads(9900);
+	big = read_ms(&b);
+	printf("   with 10,000 extra threads: %8.3f ms  (%.0fx)\n", big,
+	       big / small);
+	backend_close(&b);
+
+	printf("\n4. starvd's own CPU time over %d s, 10,000 extra threads, default threshold (60 s)\n",
+	       secs);
+	daemon_start(d, args);
+	sleep(2);	/* after start-up: the steady state */
+	cpu0 = task_exec_ns(d->pid);
+	sleep(secs);
+	cpu1 = task_exec_ns(d->pid);
+	daemon_stop(d, SIGTERM, 5000);
+	printf("   %.3f ms of CPU in %d s = %.5f%% of one CPU\n",
+	       (double)(cpu1 - cpu0) / NSEC_PER_MSEC, secs,
+	       100.0 * (cpu1 - cpu0) / ((double)secs * NSEC_PER_SEC));
+	free(d);
+}
+
+static void bench_latency(int cpu)
+{
+	struct victim_spec spec = {
+		.proc_name = "stv-victim", .thread_name = "stv-victim",
+		.cpu = cpu, .attr = fifo_attr(10), .sleep_ns = 5 * NSEC_PER_MSEC,
+	};
+	const char *const args[] = { "-t", "1", "-d", "0.3", NULL };
+	struct daemon_proc *d = calloc(1, sizeof(*d));
+	char line[2048];
+	struct victim v;
+	int64_t real_start, lat, worst = 0;
+	long saved;
+	pid_t hog;
+	int i;
+
+	printf("\n5. Detection latency (boost time - real start of the wait - threshold 1 s)\n");
+	if (rt_throttle_off(&saved) || victim_start(&spec, &v))
+		exit(1);
+	hog = hog_start(cpu, 50, 30);
+	daemon_start(d, args);
+	for (i = 0; i < 5; i++) {
+		if (daemon_wait_event(d, "starving", v.st->tid, 10000, line,
+				      sizeof(line)))
+			break;
+		real_start = v.st->last_run_ns + spec.sleep_ns;
+		if (daemon_wait_event(d, "boost", v.st->tid, 10000, line,
+				      sizeof(line)))
+			break;
+		lat = json_int(line, "time_ns") - real_start - NSEC_PER_SEC;
+		if (lat > worst)
+			worst = lat;
+		printf("   episode %d: %.2f ms\n", i + 1,
+		       (double)lat / NSEC_PER_MSEC);
+	}
+	printf("   worst: %.2f ms (stalld: up to its granularity, 5 s by default, on top)\n",
+	       (double)worst / NSEC_PER_MSEC);
+	daemon_stop(d, SIGTERM, 5000);
+	kill_and_reap(hog);
+	victim_stop(&v);
+	rt_throttle_restore(saved);
+	free(d);
+}
+
+int main(void)
+{
+	int cpu = test_cpu();
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("starvd benchmarks (%d CPUs, kernel BPF programs measured in this run)\n",
+	       cpus_possible());
+	bench_switch_rate(cpu);
+	bench_prog_cost(cpu);
+	bench_latency(cpu);
+	bench_read_and_idle();
+	return 0;
+}

@@ -1,0 +1,15 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# make bench: run the benchmarks; RT throttling and every task come back.
+set -u
+bindir=$(cd "$1" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+export STARVD_BIN_DIR=${STARVD_BIN_DIR:-$here/../user}
+rt_saved=$(cat /proc/sys/kernel/sched_rt_runtime_us)
+cleanup() {
+	"$STARVD_BIN_DIR/starvd" --restore --run-dir /run/starvd-selftests
+	echo "$rt_saved" > /proc/sys/kernel/sched_rt_runtime_us
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+cd "$here" && "$bindir/bench"
