@@ -12,6 +12,11 @@
 #include <linux/sched.h>
 #include <net/genetlink.h>
 
+/* CONFIG_SCHEDSTATS or CONFIG_TASK_DELAY_ACCT select it. */
+#ifndef CONFIG_SCHED_INFO
+#error "starvd needs CONFIG_SCHED_INFO for task->sched_info.last_queued"
+#endif
+
 /* kernel/sched/sched.h is private: p->on_rq value of a queued task. */
 #ifndef TASK_ON_RQ_QUEUED
 #define TASK_ON_RQ_QUEUED	1

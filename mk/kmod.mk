@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The kernel module and its tests in qemu guests; included by the
+# top-level Makefile.
+#   make kmod [KDIR=...]   build kmod/starvd.ko against KDIR (default: the
+#                          running kernel's headers)
+#   make check-vm          module tests in Debian 6.1, 6.12 and 686 guests
+#                          (VM_GUESTS="6.12" for fewer); one results line
+#                          per suite appended to $(RESULTS) when set
+#   make bench-vm          module benchmarks in the 6.12 guest
+# The VM targets need root (DKMS) and install their dependencies with
+# scripts/deps-vm.sh.
+
+KDIR		?= /lib/modules/$(shell uname -r)/build
+VM_GUESTS	?= 6.1 6.12 686
+
+kmod:
+	@test -d $(KDIR) || { echo "no kernel headers in $(KDIR): install linux-headers-$(shell uname -r) or set KDIR=/path/to/kernel/build"; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod modules
+
+kmod-clean:
+	@test ! -d $(KDIR) || $(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean
+
+check-vm:
+	scripts/deps-vm.sh
+	vm/check.sh $(VM_GUESTS)
+
+bench-vm:
+	scripts/deps-vm.sh
+	vm/bench.sh
+
+.PHONY: kmod kmod-clean check-vm bench-vm
