@@ -446,8 +446,13 @@ static int cmd_loop(int secs)
 		if (ret)
 			goto bad;
 		ret = dump(STARVD_CMD_GET_TASKS, &s);
-		/* The family may vanish between resolve and dump. */
-		if (ret == -ENOENT || ret == -EOPNOTSUPP) {
+		/*
+		 * The family may vanish between resolve and dump; a dump
+		 * that starts while the module is going away gets
+		 * EPROTONOSUPPORT from netlink_dump_start().
+		 */
+		if (ret == -ENOENT || ret == -EOPNOTSUPP ||
+		    ret == -EPROTONOSUPPORT) {
 			gone++;
 			continue;
 		}
