@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # vm/dkms.sh KVER...: register the module's current sources with DKMS
-# (a minimal copy of the tree: dkms.conf, Kbuild, kmod/, the ABI header)
+# (a minimal copy of the tree: dkms.conf, kmod/, the ABI header)
 # and build and install it for each kernel release given, running or not.
 # Their headers must be installed (/lib/modules/KVER/build): see
 # scripts/deps-vm.sh. Replaces a previous registration of the same version.
@@ -18,7 +18,7 @@ ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$STARVD_TOP/dkms.conf")
 stage=$STARVD_CACHE/dkms-src/starvd-$ver
 rm -rf "$stage"
 mkdir -p "$stage/kmod" "$stage/include/starvd"
-cp "$STARVD_TOP/dkms.conf" "$STARVD_TOP/Kbuild" "$stage/"
+cp "$STARVD_TOP/dkms.conf" "$stage/"
 cp "$STARVD_TOP"/kmod/{Kbuild,compat.h,starvd.c} "$stage/kmod/"
 cp "$STARVD_TOP/include/starvd/abi.h" "$stage/include/starvd/"
 
