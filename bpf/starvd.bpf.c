@@ -7,8 +7,9 @@
  * a CPU and the task holding each CPU. In the default mode the start of a
  * wait is the scheduler's own task->sched_info.last_queued, so the only
  * program on the scheduler hot path is a small sched_switch hook that
- * keeps a per-CPU event count and the CLOCK_MONOTONIC time of the last
- * switch, from which a read calibrates the scheduler clock. Where sched_info is not maintained, the tracking
+ * keeps a per-CPU event count and, when the reader is switched in, the
+ * CLOCK_MONOTONIC time of that switch, from which a read calibrates the
+ * scheduler clock. Where sched_info is not maintained, the tracking
  * mode records the start of each wait from tracepoints in a preallocated
  * hash table keyed by tid: O(1) per event.
  */
@@ -24,8 +25,11 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Set by the loader before load. */
-const volatile __u32 mode = STARVD_MODE_SCHED_INFO;
+/* enum starvd_bpf_mode, set by the loader before load. */
+__u32 mode;
+
+/* task_struct of the thread that reads the iterator, set by each read. */
+__u64 reader_task;
 
 /* Set by the reader before each read; one reader per loaded object. */
 __u64 cpu_mask[MAX_CPUS / 64];
@@ -37,17 +41,16 @@ static __u64 read_now;
 /* CLOCK_MONOTONIC - scheduler clock, calibrated at the start of a read. */
 static __s64 read_offset;
 
-/* One cache line per CPU: each CPU writes only its own slot. */
+/* Per-CPU: each CPU writes only its own copy, no shared cache lines. */
 struct cpu_state {
 	__u64 nr_events;
 	__u64 nr_dropped;
-	__u64 switch_ns;	/* CLOCK_MONOTONIC of the last switch */
-	__u64 pad[5];
+	__u64 switch_ns;	/* CLOCK_MONOTONIC: reader last switched in */
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);		/* resized to the CPU count */
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct cpu_state);
 } cpu_states SEC(".maps");
@@ -93,9 +96,9 @@ static __always_inline int task_cpu(struct task_struct *t)
 
 static __always_inline struct cpu_state *this_cpu_state(void)
 {
-	__u32 cpu = bpf_get_smp_processor_id();
+	__u32 zero = 0;
 
-	return bpf_map_lookup_elem(&cpu_states, &cpu);
+	return bpf_map_lookup_elem(&cpu_states, &zero);
 }
 
 static __always_inline bool cpu_monitored(int cpu)
@@ -118,7 +121,9 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
 	if (!s)
 		return 0;
 	s->nr_events++;
-	s->switch_ns = bpf_ktime_get_ns();
+	/* A pointer compare: next's fields may not be in the cache. */
+	if ((__u64)next == reader_task)
+		s->switch_ns = bpf_ktime_get_ns();
 	return 0;
 }
 
@@ -187,6 +192,8 @@ int BPF_PROG(track_exit, struct task_struct *p)
 /* Start of @t's current wait in CLOCK_MONOTONIC ns, 0 if not known. */
 static __always_inline __u64 wait_start_ns(struct task_struct *t)
 {
+	__u64 queued;
+
 	if (mode == STARVD_MODE_TRACKING) {
 		struct wait_start seed = { .start_ns = read_now };
 		__u32 tid = t->pid;
@@ -200,17 +207,15 @@ static __always_inline __u64 wait_start_ns(struct task_struct *t)
 		 */
 		bpf_map_update_elem(&waits, &tid, &seed, BPF_NOEXIST);
 		return read_now;
-	} else {
-		__u64 queued = BPF_CORE_READ(t, sched_info.last_queued);
-
-		return queued && read_offset ? queued + read_offset : 0;
 	}
+	queued = BPF_CORE_READ(t, sched_info.last_queued);
+	return queued && read_offset ? queued + read_offset : 0;
 }
 
 /*
- * The reader was switched in by the last switch on this CPU: that switch
- * recorded CLOCK_MONOTONIC, and the scheduler stamped the same moment into
- * the reader's sched_info.last_arrival from the run-queue clock (the one
+ * The reader's last switch-in happened on this CPU: on_switch recorded its
+ * CLOCK_MONOTONIC time, and the scheduler stamped the same moment into the
+ * reader's sched_info.last_arrival from the run-queue clock (the one
  * last_queued uses). Retry if a switch slips in between the two reads.
  */
 static __always_inline __s64 calibrate(void)
@@ -246,6 +251,7 @@ int dump_tasks(struct bpf_iter__task *ctx)
 		};
 
 		read_now = bpf_ktime_get_ns();
+		reader_task = bpf_get_current_task();
 		if (mode == STARVD_MODE_SCHED_INFO)
 			read_offset = calibrate();
 		hdr.read_time_ns = read_now;

@@ -23,7 +23,6 @@ struct cpu_state {
 	uint64_t nr_events;
 	uint64_t nr_dropped;
 	uint64_t switch_ns;
-	uint64_t pad[5];
 };
 
 #define TRACKING_TABLE_SIZE 32768
@@ -81,10 +80,14 @@ static void select_programs(struct starvd_bpf *skel, unsigned int mode)
 				 tracking ? TRACKING_TABLE_SIZE : 1);
 }
 
+static int bpf_read_tasks(struct backend *b, const struct read_filter *f,
+			  struct task_list *out);
+
 static int bpf_open(struct backend *b, unsigned int mode, char *err,
 		    size_t errlen)
 {
 	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+	struct task_list first = {};
 	struct bpf_backend *p;
 	int ret;
 
@@ -107,8 +110,7 @@ static int bpf_open(struct backend *b, unsigned int mode, char *err,
 			 strerror(-ret));
 		goto fail;
 	}
-	p->skel->rodata->mode = mode;
-	bpf_map__set_max_entries(p->skel->maps.cpu_states, b->nr_cpus);
+	p->skel->bss->mode = mode;
 	select_programs(p->skel, mode);
 
 	ret = starvd_bpf__load(p->skel);
@@ -134,9 +136,16 @@ static int bpf_open(struct backend *b, unsigned int mode, char *err,
 		goto fail;
 	}
 	/*
-	 * A read calibrates against the last switch on its CPU: make sure
-	 * one happened since the programs were attached.
+	 * A read calibrates against the reader's last switch-in: a first
+	 * read makes the programs know the reader, then make it switch.
 	 */
+	ret = bpf_read_tasks(b, NULL, &first);
+	task_list_free(&first);
+	if (ret) {
+		snprintf(err, errlen, "cannot read the task iterator: %s",
+			 strerror(-ret));
+		goto fail;
+	}
 	usleep(1);
 	snprintf(b->desc, sizeof(b->desc), "bpf (%s mode)",
 		 mode == STARVD_MODE_TRACKING ? "tracking" : "sched_info");
@@ -205,16 +214,23 @@ static int bpf_read_counters(struct backend *b, struct starvd_cpu *cpus,
 {
 	struct bpf_backend *p = b->priv;
 	int fd = bpf_map__fd(p->skel->maps.cpu_states);
-	struct cpu_state s;
-	__u32 cpu;
+	int n = libbpf_num_possible_cpus(), cpu, ret = 0;
+	struct cpu_state *s;
+	__u32 zero = 0;
 
-	for (cpu = 0; cpu < (__u32)nr_cpus; cpu++) {
-		if (bpf_map_lookup_elem(fd, &cpu, &s))
-			return -errno;
-		cpus[cpu].nr_events = s.nr_events;
-		cpus[cpu].nr_dropped = s.nr_dropped;
+	if (n < 0)
+		return n;
+	s = calloc(n, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(fd, &zero, s))
+		ret = -errno;
+	for (cpu = 0; !ret && cpu < n && cpu < nr_cpus; cpu++) {
+		cpus[cpu].nr_events = s[cpu].nr_events;
+		cpus[cpu].nr_dropped = s[cpu].nr_dropped;
 	}
-	return 0;
+	free(s);
+	return ret;
 }
 
 static void bpf_close(struct backend *b)

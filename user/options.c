@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -170,6 +171,41 @@ void config_free(struct config *cfg)
 {
 	regex_list_free(&cfg->ignore_threads);
 	regex_list_free(&cfg->ignore_processes);
+}
+
+/* Options without a value: each sets one flag. */
+static const struct {
+	int opt;
+	size_t offset;
+} flags[] = {
+	{ 'F', offsetof(struct config, force_fifo) },
+	{ 'l', offsetof(struct config, log_only) },
+	{ 'v', offsetof(struct config, verbose) },
+	{ 'k', offsetof(struct config, log_kmsg) },
+	{ 's', offsetof(struct config, log_syslog) },
+	{ 'f', offsetof(struct config, foreground) },
+	{ 'S', offsetof(struct config, systemd) },
+	{ 'A', offsetof(struct config, aggressive) },
+	{ 'M', offsetof(struct config, adaptive) },
+	{ 'O', offsetof(struct config, power) },
+	{ 'N', offsetof(struct config, no_idle_detect) },
+	{ OPT_JSON, offsetof(struct config, json) },
+	{ OPT_KSTACK, offsetof(struct config, kstack) },
+	{ OPT_MLOCK, offsetof(struct config, mlock) },
+	{ OPT_RESTORE, offsetof(struct config, restore_only) },
+};
+
+static bool set_flag(struct config *cfg, int opt)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(flags); i++) {
+		if (flags[i].opt == opt) {
+			*(bool *)((char *)cfg + flags[i].offset) = true;
+			return true;
+		}
+	}
+	return false;
 }
 
 static void set_defaults(struct config *cfg)
@@ -357,21 +393,6 @@ enum parse_result parse_options(int argc, char **argv, int nr_cpus,
 		case OPT_RUN_DIR:
 			cfg->run_dir = optarg;
 			break;
-		case 'F': cfg->force_fifo = true; break;
-		case 'l': cfg->log_only = true; break;
-		case 'v': cfg->verbose = true; break;
-		case 'k': cfg->log_kmsg = true; break;
-		case 's': cfg->log_syslog = true; break;
-		case 'f': cfg->foreground = true; break;
-		case 'S': cfg->systemd = true; break;
-		case 'A': cfg->aggressive = true; break;
-		case 'M': cfg->adaptive = true; break;
-		case 'O': cfg->power = true; break;
-		case 'N': cfg->no_idle_detect = true; break;
-		case OPT_JSON: cfg->json = true; break;
-		case OPT_KSTACK: cfg->kstack = true; break;
-		case OPT_MLOCK: cfg->mlock = true; break;
-		case OPT_RESTORE: cfg->restore_only = true; break;
 		case 'V':
 			printf("starvd %s\n", STARVD_VERSION);
 			return PARSE_EXIT;
@@ -382,6 +403,8 @@ enum parse_result parse_options(int argc, char **argv, int nr_cpus,
 			return fail(err, len, "option '%s' needs a value (see starvd --help)",
 				    argv[optind - 1]);
 		default:
+			if (set_flag(cfg, c))
+				break;
 			return fail(err, len, "unknown option '%s' (see starvd --help)",
 				    argv[optind - 1]);
 		}
