@@ -238,38 +238,47 @@ static enum parse_result parse_cpu_opt(const char *opt, const char *arg,
 	return PARSE_OK;
 }
 
-static enum parse_result parse_backend(const char *arg, struct config *cfg,
-				       char *err, size_t len)
+/* Backend names, with stalld's for the same sources. */
+static const struct {
+	const char *name;
+	enum backend_kind kind;
+} backend_names[] = {
+	{ "auto", BACKEND_AUTO },
+	{ "bpf", BACKEND_BPF }, { "queue_track", BACKEND_BPF }, { "Q", BACKEND_BPF },
+	{ "netlink", BACKEND_NETLINK }, { "sched_debug", BACKEND_NETLINK },
+	{ "S", BACKEND_NETLINK },
+};
+
+static const char *const bpf_mode_names[] = {
+	[STARVD_MODE_AUTO] = "auto",
+	[STARVD_MODE_SCHED_INFO] = "sched_info",
+	[STARVD_MODE_TRACKING] = "tracking",
+};
+
+int parse_backend_name(const char *arg, enum backend_kind *kind)
 {
-	if (!strcmp(arg, "auto"))
-		cfg->backend = BACKEND_AUTO;
-	else if (!strcmp(arg, "bpf") || !strcmp(arg, "queue_track") ||
-		 !strcmp(arg, "Q"))
-		cfg->backend = BACKEND_BPF;
-	else if (!strcmp(arg, "netlink") || !strcmp(arg, "sched_debug") ||
-		 !strcmp(arg, "S"))
-		cfg->backend = BACKEND_NETLINK;
-	else
-		return fail(err, len,
-			    "-b/--backend: unknown backend '%s' (use auto, bpf or netlink)",
-			    arg);
-	return PARSE_OK;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(backend_names); i++) {
+		if (!strcmp(arg, backend_names[i].name)) {
+			*kind = backend_names[i].kind;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
-static enum parse_result parse_bpf_mode(const char *arg, struct config *cfg,
-					char *err, size_t len)
+int parse_bpf_mode_name(const char *arg, unsigned int *mode)
 {
-	if (!strcmp(arg, "auto"))
-		cfg->bpf_mode = STARVD_MODE_AUTO;
-	else if (!strcmp(arg, "sched_info"))
-		cfg->bpf_mode = STARVD_MODE_SCHED_INFO;
-	else if (!strcmp(arg, "tracking"))
-		cfg->bpf_mode = STARVD_MODE_TRACKING;
-	else
-		return fail(err, len,
-			    "--bpf-mode: unknown mode '%s' (use auto, sched_info or tracking)",
-			    arg);
-	return PARSE_OK;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bpf_mode_names); i++) {
+		if (!strcmp(arg, bpf_mode_names[i])) {
+			*mode = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 static enum parse_result check_pidfile(const char *path, char *err, size_t len)
@@ -380,12 +389,16 @@ enum parse_result parse_options(int argc, char **argv, int nr_cpus,
 					    "-I/--ignore_processes", rx_err);
 			break;
 		case 'b':
-			if (parse_backend(optarg, cfg, err, len))
-				return PARSE_ERROR;
+			if (parse_backend_name(optarg, &cfg->backend))
+				return fail(err, len,
+					    "-b/--backend: " BACKEND_NAMES_HELP,
+					    optarg);
 			break;
 		case OPT_BPF_MODE:
-			if (parse_bpf_mode(optarg, cfg, err, len))
-				return PARSE_ERROR;
+			if (parse_bpf_mode_name(optarg, &cfg->bpf_mode))
+				return fail(err, len,
+					    "--bpf-mode: " BPF_MODE_NAMES_HELP,
+					    optarg);
 			break;
 		case 'P':
 			cfg->pidfile = optarg;

@@ -69,6 +69,12 @@ enum parse_result parse_options(int argc, char **argv, int nr_cpus,
 				struct config *cfg, char *err, size_t errlen);
 void config_free(struct config *cfg);
 
+/* -b and --bpf-mode values, shared with starvctl; -EINVAL if unknown. */
+#define BACKEND_NAMES_HELP "unknown backend '%s' (use auto, bpf or netlink)"
+#define BPF_MODE_NAMES_HELP "unknown mode '%s' (use auto, sched_info or tracking)"
+int parse_backend_name(const char *arg, enum backend_kind *kind);
+int parse_bpf_mode_name(const char *arg, unsigned int *mode);
+
 bool regex_list_match(const struct regex_list *l, const char *s);
 
 #endif

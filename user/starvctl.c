@@ -207,25 +207,13 @@ static int parse_args(int argc, char **argv, struct ctl *c)
 			c->json = true;
 			break;
 		case 'b':
-			if (!strcmp(optarg, "auto"))
-				c->backend = BACKEND_AUTO;
-			else if (!strcmp(optarg, "bpf"))
-				c->backend = BACKEND_BPF;
-			else if (!strcmp(optarg, "netlink"))
-				c->backend = BACKEND_NETLINK;
-			else
-				return usage_error("--backend: unknown backend '%s' (use auto, bpf or netlink)",
+			if (parse_backend_name(optarg, &c->backend))
+				return usage_error("--backend: " BACKEND_NAMES_HELP,
 						   optarg);
 			break;
 		case 'B':
-			if (!strcmp(optarg, "auto"))
-				c->bpf_mode = STARVD_MODE_AUTO;
-			else if (!strcmp(optarg, "sched_info"))
-				c->bpf_mode = STARVD_MODE_SCHED_INFO;
-			else if (!strcmp(optarg, "tracking"))
-				c->bpf_mode = STARVD_MODE_TRACKING;
-			else
-				return usage_error("--bpf-mode: unknown mode '%s' (use auto, sched_info or tracking)",
+			if (parse_bpf_mode_name(optarg, &c->bpf_mode))
+				return usage_error("--bpf-mode: " BPF_MODE_NAMES_HELP,
 						   optarg);
 			break;
 		case 'V':
