@@ -38,14 +38,18 @@ bool cpu_filter;		/* false: every CPU */
 
 /* Time every wait of the current read refers to. */
 static __u64 read_now;
-/* CLOCK_MONOTONIC - scheduler clock, calibrated at the start of a read. */
-static __s64 read_offset;
+/*
+ * CLOCK_MONOTONIC - scheduler clock, calibrated at the start of a read;
+ * 0 until a calibration succeeded, then kept when one cannot be made.
+ */
+__s64 read_offset;
 
 /* Per-CPU: each CPU writes only its own copy, no shared cache lines. */
 struct cpu_state {
 	__u64 nr_events;
 	__u64 nr_dropped;
 	__u64 switch_ns;	/* CLOCK_MONOTONIC: reader last switched in */
+	__u64 switch_pcount;	/* reader's sched_info.pcount before it */
 };
 
 struct {
@@ -122,8 +126,10 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
 		return 0;
 	s->nr_events++;
 	/* A pointer compare: next's fields may not be in the cache. */
-	if ((__u64)next == reader_task)
+	if ((__u64)next == reader_task) {
 		s->switch_ns = bpf_ktime_get_ns();
+		s->switch_pcount = BPF_CORE_READ(next, sched_info.pcount);
+	}
 	return 0;
 }
 
@@ -216,22 +222,30 @@ static __always_inline __u64 wait_start_ns(struct task_struct *t)
  * The reader's last switch-in happened on this CPU: on_switch recorded its
  * CLOCK_MONOTONIC time, and the scheduler stamped the same moment into the
  * reader's sched_info.last_arrival from the run-queue clock (the one
- * last_queued uses). Retry if a switch slips in between the two reads.
+ * last_queued uses) -- but only when the reader had been queued, which
+ * also bumps sched_info.pcount: the pair is valid when pcount moved by
+ * exactly one. Retry if a switch slips in between the reads; 0 if the
+ * pair cannot be trusted.
  */
 static __always_inline __s64 calibrate(void)
 {
 	struct task_struct *me = bpf_get_current_task_btf();
 	struct cpu_state *s = this_cpu_state();
-	__u64 sw, arrival;
+	__u64 sw, pcount, arrival;
 	int i;
 
 	if (!s)
 		return 0;
 	for (i = 0; i < 3; i++) {
 		sw = s->switch_ns;
+		pcount = s->switch_pcount;
 		arrival = BPF_CORE_READ(me, sched_info.last_arrival);
-		if (sw == s->switch_ns && sw && arrival)
+		if (sw != s->switch_ns)
+			continue;
+		if (sw && arrival &&
+		    BPF_CORE_READ(me, sched_info.pcount) == pcount + 1)
 			return sw - arrival;
+		return 0;
 	}
 	return 0;
 }
@@ -252,8 +266,12 @@ int dump_tasks(struct bpf_iter__task *ctx)
 
 		read_now = bpf_ktime_get_ns();
 		reader_task = bpf_get_current_task();
-		if (mode == STARVD_MODE_SCHED_INFO)
-			read_offset = calibrate();
+		if (mode == STARVD_MODE_SCHED_INFO) {
+			__s64 offset = calibrate();
+
+			if (offset)
+				read_offset = offset;
+		}
 		hdr.read_time_ns = read_now;
 		bpf_seq_write(seq, &hdr, sizeof(hdr));
 	}

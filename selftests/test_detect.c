@@ -108,6 +108,27 @@ TEST(episodes)
 	task_list_free(&l);
 }
 
+/* A boost that did not let it run: reported again once forgotten. */
+TEST(forgotten_episode_reported_again)
+{
+	struct task_list l = { .read_time_ns = T0 };
+	struct detect_result r = {};
+	struct detect d;
+
+	detect_init(&d, THRESH);
+	add(&l, 7, THRESH, 10, STARVD_TASK_WAITING);
+	detect_scan(&d, &l, NULL, NULL, &r);
+	EXPECT_EQ(1, r.n);
+	detect_forget(&d, 7);
+	detect_forget(&d, 8);	/* unknown: nothing happens */
+	l.v[0].wait_ns += NSEC_PER_SEC;
+	detect_scan(&d, &l, NULL, NULL, &r);
+	EXPECT_EQ(1, r.n);
+	detect_free(&d);
+	detect_result_free(&r);
+	task_list_free(&l);
+}
+
 TEST(boosted_tasks_are_skipped)
 {
 	struct task_list l = { .read_time_ns = T0 };

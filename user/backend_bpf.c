@@ -89,7 +89,7 @@ static int bpf_open(struct backend *b, unsigned int mode, char *err,
 	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
 	struct task_list first = {};
 	struct bpf_backend *p;
-	int ret;
+	int ret, i;
 
 	libbpf_set_print(libbpf_quiet);
 	/* Kernels >= 5.11 account BPF memory to cgroups: failure is fine. */
@@ -137,16 +137,25 @@ static int bpf_open(struct backend *b, unsigned int mode, char *err,
 	}
 	/*
 	 * A read calibrates against the reader's last switch-in: a first
-	 * read makes the programs know the reader, then make it switch.
+	 * read makes the programs know the reader, then it sleeps to be
+	 * switched in again, until a read has calibrated.
 	 */
-	ret = bpf_read_tasks(b, NULL, &first);
+	for (i = 0; i < 100; i++) {
+		ret = bpf_read_tasks(b, NULL, &first);
+		if (ret || mode != STARVD_MODE_SCHED_INFO ||
+		    p->skel->bss->read_offset)
+			break;
+		usleep(1000);
+	}
 	task_list_free(&first);
+	if (!ret && mode == STARVD_MODE_SCHED_INFO && !p->skel->bss->read_offset)
+		ret = -ETIME;
 	if (ret) {
-		snprintf(err, errlen, "cannot read the task iterator: %s",
+		snprintf(err, errlen, "cannot read the task iterator%s: %s",
+			 ret == -ETIME ? " (the scheduler clock could not be calibrated; try --bpf-mode tracking)" : "",
 			 strerror(-ret));
 		goto fail;
 	}
-	usleep(1);
 	snprintf(b->desc, sizeof(b->desc), "bpf (%s mode)",
 		 mode == STARVD_MODE_TRACKING ? "tracking" : "sched_info");
 	return 0;

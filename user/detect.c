@@ -33,6 +33,14 @@ static struct episode *find_episode(struct detect *d, uint32_t tid)
 	return NULL;
 }
 
+void detect_forget(struct detect *d, uint32_t tid)
+{
+	struct episode *e = find_episode(d, tid);
+
+	if (e)
+		*e = d->v[--d->n];
+}
+
 static void prune_episodes(struct detect *d)
 {
 	size_t i, o = 0;

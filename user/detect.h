@@ -54,4 +54,10 @@ void detect_result_free(struct detect_result *r);
 void detect_scan(struct detect *d, const struct task_list *l,
 		 detect_skip_fn skip, void *ctx, struct detect_result *r);
 
+/*
+ * Forget @tid's episode: once its boost ends, a task that is still waiting
+ * (the boost did not let it run) is starving again and is reported again.
+ */
+void detect_forget(struct detect *d, uint32_t tid);
+
 #endif

@@ -88,8 +88,9 @@ static void handle_starving(struct starvd *d, const struct starvd_task *t,
 	d->nr_starving++;
 	report_starving(t, d->tasks.read_time_ns, h, d->cfg.log_only,
 			d->cfg.kstack);
-	if (!d->cfg.log_only)
-		boost_start(&d->booster, t, h ? h->prio : -1, now);
+	if (!d->cfg.log_only && !boost_start(&d->booster, t, h ? h->prio : -1,
+					     now))
+		detect_forget(&d->detect, t->tid);
 }
 
 static int scan(struct starvd *d)
@@ -362,6 +363,8 @@ int main(int argc, char **argv)
 	if (!d.cfg.log_only)
 		recover_journal(&d);
 	log_start(&d);
+	if (!d.cfg.log_only && d.cfg.boost_duration_ns < d.cfg.boost_period_ns)
+		log_msg("note: -d/--boost_duration is shorter than -p/--boost_period: a task boosted again soon after a boost may get no runtime until its previous SCHED_DEADLINE period ends");
 	daemon_ready();
 
 	sig = run(&d);
