@@ -48,7 +48,7 @@ $(O)/vmlinux.h:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp
 	@mv $@.tmp $@
 
-$(O)/%.bpf.o: bpf/%.bpf.c include/starvd/abi.h $(O)/vmlinux.h
+$(O)/%.bpf.o: bpf/%.bpf.c bpf/cpu_state.h include/starvd/abi.h $(O)/vmlinux.h
 	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH_BPF) -I$(O) \
 		-Iinclude -Wall -c $< -o $@
 
@@ -57,7 +57,8 @@ $(O)/%.skel.h: $(O)/%.bpf.o
 	@mv $@.tmp $@
 
 ifeq ($(BPF),1)
-$(O)/user/backend_bpf.o: $(O)/starvd.skel.h
+$(O)/user/backend_bpf.o: $(O)/starvd.skel.h bpf/cpu_state.h
+$(O)/user/backend_bpf.o: CPPFLAGS += -Ibpf
 endif
 
 $(O)/user/%.o: user/%.c $(wildcard user/*.h) include/starvd/abi.h

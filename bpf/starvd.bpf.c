@@ -19,6 +19,8 @@
 #include <bpf/bpf_core_read.h>
 #include <starvd/abi.h>
 
+#include "cpu_state.h"
+
 #define TASK_RUNNING		0
 #define TASK_ON_RQ_QUEUED	1
 #define MAX_CPUS		8192
@@ -45,13 +47,6 @@ static __u64 read_now;
 __s64 read_offset;
 
 /* Per-CPU: each CPU writes only its own copy, no shared cache lines. */
-struct cpu_state {
-	__u64 nr_events;
-	__u64 nr_dropped;
-	__u64 switch_ns;	/* CLOCK_MONOTONIC: reader last switched in */
-	__u64 switch_pcount;	/* reader's sched_info.pcount before it */
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);

@@ -15,15 +15,10 @@
 #include <bpf/libbpf.h>
 
 #include "backend.h"
+#include "cpu_state.h"
 #include "starvd.skel.h"
 #include "util.h"
 
-/* Mirrors struct cpu_state in bpf/starvd.bpf.c. */
-struct cpu_state {
-	uint64_t nr_events;
-	uint64_t nr_dropped;
-	uint64_t switch_ns;
-};
 
 #define TRACKING_TABLE_SIZE 32768
 
