@@ -337,7 +337,8 @@ static void bench_latency(int cpu)
 		if (daemon_wait_event(d, "starving", v.st->tid, 10000, line,
 				      sizeof(line)))
 			break;
-		real_start = v.st->last_run_ns + spec.sleep_ns;
+		real_start = victim_wait_start(&v, spec.sleep_ns,
+					       json_int(line, "read_time_ns"));
 		reported = json_int(line, "wait_start_ns");
 		if (daemon_wait_event(d, "boost", v.st->tid, 10000, line,
 				      sizeof(line)))

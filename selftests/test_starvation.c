@@ -180,8 +180,9 @@ TEST_F_TIMEOUT(starve, reported_wait_is_real, 40)
 	self->hog = hog_start(self->cpu, HOG_PRIO, HOG_MAX_S);
 	WAIT_EVENT("starving", tid);
 	start = json_int(self->line, "wait_start_ns");
-	/* It became runnable when its last sleep ended. */
-	real = self->v.st->last_run_ns + 5 * NSEC_PER_MSEC;
+	/* It became runnable when its last sleep before the read ended. */
+	real = victim_wait_start(&self->v, 5 * NSEC_PER_MSEC,
+				 json_int(self->line, "read_time_ns"));
 	diff = start > real ? start - real : real - start;
 	EXPECT_GT(100 * (int64_t)NSEC_PER_MSEC, diff)
 		TH_LOG("reported start %lld, real %lld", (long long)start,

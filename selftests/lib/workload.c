@@ -107,8 +107,9 @@ static void *victim_thread(void *arg)
 		_exit(1);
 	st->ready = 1;
 	for (;;) {
-		st->count++;
 		st->last_run_ns = now_ns();
+		st->runs[st->count % ARRAY_SIZE(st->runs)] = st->last_run_ns;
+		st->count++;
 		nanosleep(&ts, NULL);
 	}
 	return NULL;
@@ -142,6 +143,20 @@ int victim_start(const struct victim_spec *spec, struct victim *v)
 	while (!v->st->ready && now_ns() < end)
 		usleep(1000);
 	return v->st->ready ? 0 : -ETIMEDOUT;
+}
+
+uint64_t victim_wait_start(const struct victim *v, uint64_t sleep_ns,
+			   uint64_t t)
+{
+	uint64_t best = 0, wake;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(v->st->runs); i++) {
+		wake = v->st->runs[i] + sleep_ns;
+		if (v->st->runs[i] && wake <= t && wake > best)
+			best = wake;
+	}
+	return best;
 }
 
 bool victim_stuck(struct victim *v)

@@ -18,6 +18,7 @@ struct victim_state {
 	volatile pid_t tid;
 	volatile uint64_t count;	/* loop iterations */
 	volatile uint64_t last_run_ns;	/* CLOCK_MONOTONIC before sleeping */
+	volatile uint64_t runs[64];	/* the last last_run_ns values */
 	volatile int ready;
 };
 
@@ -43,6 +44,9 @@ pid_t hog_start(int cpu, int prio, int max_s);
 /* A thread looping "count++, sleep" with the given attributes. */
 int victim_start(const struct victim_spec *spec, struct victim *v);
 void victim_stop(struct victim *v);
+/* When the wait that was going on at @t began (0 if not known). */
+uint64_t victim_wait_start(const struct victim *v, uint64_t sleep_ns,
+			   uint64_t t);
 /* Wait until the victim stops making progress (up to 2 s). */
 bool victim_stuck(struct victim *v);
 void kill_and_reap(pid_t pid);
