@@ -4,7 +4,9 @@
 # vm/run.sh [-t SECONDS] [-m MiB] GUEST COMMAND...
 #
 # Boot the Debian kernel of GUEST (6.1, 6.12, 686; see vm/fetch.sh) under
-# qemu with software emulation (TCG; KVM hangs on this kind of machine),
+# qemu with software emulation (TCG; KVM hangs on this kind of machine;
+# single-threaded: with one host thread per vCPU, a 6.12 guest patching
+# its kernel text for a BPF tracepoint hit a stale int3 and oopsed),
 # with the host's root shared read-only over virtio-9p and a results
 # directory shared read-write, run COMMAND (a shell command line, run by
 # /bin/sh from the top of the tree; by busybox sh in the 686 guest) and
@@ -54,7 +56,7 @@ esac
 start=$(date +%s.%N)
 rc=0
 timeout --foreground -k 5 "$timeout" \
-	"$qemu" -accel tcg -cpu max -smp 2 -m "$mem" \
+	"$qemu" -accel tcg,thread=single -cpu max -smp 2 -m "$mem" \
 	-nographic -no-reboot -nic none -monitor none -serial stdio \
 	-kernel "$dir/root/boot/vmlinuz-$kver" -initrd "$dir/initrd.img" \
 	-append "console=ttyS0 quiet loglevel=3 panic=-1 oops=panic starvd_top=$STARVD_TOP starvd_results=$results starvd_guest=$guest $extra" \
