@@ -34,7 +34,7 @@ cleanup() {
 		echo "# restoring kernel.sched_rt_runtime_us=$rt_saved"
 		echo "$rt_saved" > $rt_path
 	fi
-	for pid in $(pgrep -x stv-hog); do
+	for pid in $(pidof stv-hog); do
 		echo "# killing leftover busy loop $pid"
 		kill -9 "$pid"
 	done

@@ -58,17 +58,17 @@ TEST(bad_options_exit_2_and_name_the_option)
 	char out[4096];
 
 	EXPECT_EQ(2, RUN(out, bin_path("starvd"), "-t", "0"));
-	EXPECT_NE(NULL, strstr(out, "-t/--starving_threshold")) TH_LOG("%s", out);
+	EXPECT_TRUE(NULL != strstr(out, "-t/--starving_threshold")) TH_LOG("%s", out);
 	EXPECT_EQ(2, RUN(out, bin_path("starvd"), "-c", "4096"));
-	EXPECT_NE(NULL, strstr(out, "CPU 4096 does not exist")) TH_LOG("%s", out);
+	EXPECT_TRUE(NULL != strstr(out, "CPU 4096 does not exist")) TH_LOG("%s", out);
 	EXPECT_EQ(2, RUN(out, bin_path("starvd"), "-r", "5", "-p", "4"));
-	EXPECT_NE(NULL, strstr(out, "-r/--boost_runtime")) TH_LOG("%s", out);
+	EXPECT_TRUE(NULL != strstr(out, "-r/--boost_runtime")) TH_LOG("%s", out);
 	EXPECT_EQ(2, RUN(out, bin_path("starvd"), "-P", "/no/such/dir/p"));
-	EXPECT_NE(NULL, strstr(out, "-P/--pidfile")) TH_LOG("%s", out);
+	EXPECT_TRUE(NULL != strstr(out, "-P/--pidfile")) TH_LOG("%s", out);
 	EXPECT_EQ(0, RUN(out, bin_path("starvd"), "--help"));
-	EXPECT_NE(NULL, strstr(out, "--starving_threshold"));
+	EXPECT_TRUE(NULL != strstr(out, "--starving_threshold"));
 	EXPECT_EQ(0, RUN(out, bin_path("starvd"), "-V"));
-	EXPECT_NE(NULL, strstr(out, "starvd "));
+	EXPECT_TRUE(NULL != strstr(out, "starvd "));
 }
 
 TEST(starvctl_usage_errors)
@@ -77,9 +77,9 @@ TEST(starvctl_usage_errors)
 
 	EXPECT_EQ(2, RUN(out, bin_path("starvctl")));
 	EXPECT_EQ(2, RUN(out, bin_path("starvctl"), "frobnicate"));
-	EXPECT_NE(NULL, strstr(out, "frobnicate"));
+	EXPECT_TRUE(NULL != strstr(out, "frobnicate"));
 	EXPECT_EQ(2, RUN(out, bin_path("starvctl"), "--cpu", "4096", "tasks"));
-	EXPECT_NE(NULL, strstr(out, "does not exist")) TH_LOG("%s", out);
+	EXPECT_TRUE(NULL != strstr(out, "does not exist")) TH_LOG("%s", out);
 	EXPECT_EQ(2, RUN(out, bin_path("starvctl"), "-m", "soon", "tasks"));
 	EXPECT_EQ(2, RUN(out, bin_path("starvctl"), "-b", "debugfs", "info"));
 }
@@ -120,9 +120,9 @@ TEST_F(root, refuses_rt_throttling_unless_managed)
 	set_rt(950000);
 	EXPECT_EQ(1, RUN(out, bin_path("starvd"), "-f", "-b", test_backend(),
 			 "--run-dir", "/tmp/starvd-cli"));
-	EXPECT_NE(NULL, strstr(out, "kernel.sched_rt_runtime_us=-1"))
+	EXPECT_TRUE(NULL != strstr(out, "kernel.sched_rt_runtime_us=-1"))
 		TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "-S/--systemd"));
+	EXPECT_TRUE(NULL != strstr(out, "-S/--systemd"));
 	/* Managed by the service: runs and says so. */
 	ASSERT_EQ(0, daemon_start(d, managed));
 	daemon_drain(d, 1500);
@@ -192,14 +192,14 @@ TEST_F(root, starvctl_json)
 		if (!cpu_online(c))
 			continue;
 		snprintf(want, sizeof(want), "{\"cpu\":%d,", c);
-		EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+		EXPECT_TRUE(NULL != strstr(out, want)) TH_LOG("%s", out);
 	}
 	ASSERT_EQ(0, RUN(out, bin_path("starvctl"), "-b", test_backend(),
 			 "--json", "tasks"));
-	EXPECT_NE(NULL, strstr(out, "\"tasks\":[")) TH_LOG("%s", out);
+	EXPECT_TRUE(NULL != strstr(out, "\"tasks\":[")) TH_LOG("%s", out);
 	ASSERT_EQ(0, RUN(out, bin_path("starvctl"), "-b", test_backend(),
 			 "info"));
-	EXPECT_NE(NULL, strstr(out, "CLOCK_MONOTONIC"));
+	EXPECT_TRUE(NULL != strstr(out, "CLOCK_MONOTONIC"));
 }
 
 /* Without the module, the netlink backend says how to get it. */
@@ -210,11 +210,11 @@ TEST_F(root, missing_module_says_what_to_do)
 	if (!access("/sys/module/starvd", F_OK))
 		SKIP(return, "the starvd module is loaded");
 	EXPECT_EQ(1, RUN(out, bin_path("starvctl"), "-b", "netlink", "info"));
-	EXPECT_NE(NULL, strstr(out, "modprobe starvd")) TH_LOG("%s", out);
+	EXPECT_TRUE(NULL != strstr(out, "modprobe starvd")) TH_LOG("%s", out);
 	set_rt(-1);
 	EXPECT_EQ(1, RUN(out, bin_path("starvd"), "-f", "-b", "netlink",
 			 "--run-dir", "/tmp/starvd-cli"));
-	EXPECT_NE(NULL, strstr(out, "modprobe starvd")) TH_LOG("%s", out);
+	EXPECT_TRUE(NULL != strstr(out, "modprobe starvd")) TH_LOG("%s", out);
 }
 
 TEST_HARNESS_MAIN

@@ -154,7 +154,7 @@ TEST(invalid_values_name_the_option)
 	for (i = 0; i < ARRAY_SIZE(t); i++) {
 		PARSE(&p, t[i].opt, t[i].val);
 		EXPECT_EQ(PARSE_ERROR, p.res) TH_LOG("%s %s", t[i].opt, t[i].val);
-		EXPECT_NE(NULL, strstr(p.err, t[i].says))
+		EXPECT_TRUE(NULL != strstr(p.err, t[i].says))
 			TH_LOG("%s %s: '%s'", t[i].opt, t[i].val, p.err);
 		config_free(&p.cfg);
 	}
@@ -166,13 +166,13 @@ TEST(unknown_option_and_missing_value)
 
 	PARSE(&p, "--no-such-option");
 	EXPECT_EQ(PARSE_ERROR, p.res);
-	EXPECT_NE(NULL, strstr(p.err, "--no-such-option"));
+	EXPECT_TRUE(NULL != strstr(p.err, "--no-such-option"));
 	PARSE(&p, "-t");
 	EXPECT_EQ(PARSE_ERROR, p.res);
-	EXPECT_NE(NULL, strstr(p.err, "needs a value"));
+	EXPECT_TRUE(NULL != strstr(p.err, "needs a value"));
 	PARSE(&p, "extra");
 	EXPECT_EQ(PARSE_ERROR, p.res);
-	EXPECT_NE(NULL, strstr(p.err, "extra"));
+	EXPECT_TRUE(NULL != strstr(p.err, "extra"));
 	config_free(&p.cfg);
 }
 

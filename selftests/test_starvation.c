@@ -143,7 +143,11 @@ TEST_F_TIMEOUT(starve, deadline_boost, 40)
 {
 	uint64_t stuck = self->v.st->count;
 
-	START("-t", "0.5", "-d", "1");
+	/*
+	 * 1 ms every 100 ms rather than the default 20 us/1 s: under qemu's
+	 * TCG one loop of the victim needs more than 20 us of CPU.
+	 */
+	START("-t", "0.5", "-d", "1", "-r", "1000000", "-p", "100000000");
 	boost_cycle(_metadata, self, "SCHED_DEADLINE", stuck);
 }
 
