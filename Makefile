@@ -2,7 +2,8 @@
 #
 # starvd: `make` builds user/starvd and user/starvctl, `make check` runs
 # every test, `make run` runs the daemon in the foreground, `make demo`
-# shows a rescue, `make bench` measures. See README.md.
+# shows a rescue, `make bench` measures, `make fuzz` fuzzes the parsers
+# (mk/fuzz.mk). See README.md.
 
 VERSION		:= 0.1.0
 PREFIX		?= /usr/local
@@ -29,9 +30,12 @@ WARN		:= -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
 CPPFLAGS	+= -D_GNU_SOURCE -DSTARVD_VERSION='"$(VERSION)"' -Iinclude \
 		   -I$(O) -Iuser $(shell $(PKG_CONFIG) --cflags libnl-genl-3.0 2>/dev/null)
 LDLIBS		+= $(shell $(PKG_CONFIG) --libs libnl-genl-3.0 2>/dev/null) -lm
+# libcap: starvd drops the capabilities it no longer needs (user/caps.c).
+LDLIBS		+= $(or $(shell $(PKG_CONFIG) --libs libcap 2>/dev/null),-lcap)
 
 USER_OBJS	:= util cpuset sched_attr options log backend backend_netlink proc \
-		   detect journal boost report daemon throttle
+		   detect journal boost report daemon throttle state metrics \
+		   starvctl_args caps
 ifeq ($(BPF),1)
 USER_OBJS	+= backend_bpf
 LDLIBS		+= -lbpf -lelf -lz
@@ -91,7 +95,7 @@ SELFTESTS	= $(MAKE) -C selftests O=$(abspath $(O)) CC="$(CC)" \
 check: deps all
 	$(SELFTESTS) all
 	@rm -f $(RESULTS)
-	-RESULTS=$(RESULTS) selftests/run.sh $(O)/selftests unit host
+	-RESULTS=$(RESULTS) selftests/run.sh $(O)/selftests unit host load
 ifneq ($(wildcard mk/kmod.mk),)
 	$(if $(filter 1,$(VM)),@RESULTS=$(RESULTS) $(MAKE) check-vm || \
 		echo "check-vm # Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:1" >> $(RESULTS))
@@ -106,14 +110,19 @@ install: all
 	install -D -m 0755 $(BIN)/starvctl $(DESTDIR)$(BINDIR)/starvctl
 	install -D -m 0644 man/starvd.8 $(DESTDIR)$(MANDIR)/man8/starvd.8
 	install -D -m 0644 man/starvctl.8 $(DESTDIR)$(MANDIR)/man8/starvctl.8
-	sed 's|@BINDIR@|$(BINDIR)|g' systemd/starvd.service > $(O)/starvd.service
-	install -D -m 0644 $(O)/starvd.service $(DESTDIR)$(UNITDIR)/starvd.service
+	for u in starvd.service starvd-metrics.service; do \
+		sed 's|@BINDIR@|$(BINDIR)|g' systemd/$$u > $(O)/$$u && \
+		install -D -m 0644 $(O)/$$u $(DESTDIR)$(UNITDIR)/$$u || exit 1; \
+	done
+	install -D -m 0644 systemd/starvd-metrics.timer \
+		$(DESTDIR)$(UNITDIR)/starvd-metrics.timer
 	install -D -m 0644 systemd/starvd.conf $(DESTDIR)$(SYSCONFDIR)/default/starvd
 
 clean:
 	rm -rf $(O) $(PROGS)
 
 -include mk/kmod.mk
+-include mk/fuzz.mk
 
 .PHONY: all deps run demo check bench install clean
 .SECONDARY:

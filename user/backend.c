@@ -47,7 +47,7 @@ static int try_open(struct backend *b, const struct backend_ops *ops,
 int backend_open(struct backend *b, enum backend_kind kind,
 		 unsigned int bpf_mode, char *err, size_t errlen)
 {
-	char bpf_err[512];
+	char bpf_err[512], nl_err[512];
 	int ret;
 
 	switch (kind) {
@@ -62,16 +62,22 @@ int backend_open(struct backend *b, enum backend_kind kind,
 		       sizeof(bpf_err));
 	if (!ret)
 		return 0;
-	ret = try_open(b, &netlink_backend_ops, bpf_mode, err, errlen);
+	ret = try_open(b, &netlink_backend_ops, bpf_mode, nl_err,
+		       sizeof(nl_err));
 	if (!ret) {
 		snprintf(b->desc + strlen(b->desc),
 			 sizeof(b->desc) - strlen(b->desc),
 			 " (BPF unavailable)");
+		/* For the daemon's log: why not BPF, and that it fell back. */
+		snprintf(b->note, sizeof(b->note),
+			 "the BPF backend is unavailable, using the kernel module (netlink) instead: %s",
+			 bpf_err);
 		return 0;
 	}
-	snprintf(err + strlen(err), errlen - strlen(err),
-		 "\nBPF backend: %s\nNo backend is available: enable BPF (a kernel with CONFIG_DEBUG_INFO_BTF and CONFIG_BPF_SYSCALL) or install the module: dkms install starvd/<version> && modprobe starvd",
-		 bpf_err);
+	/* Each says why it failed and what to do. */
+	snprintf(err, errlen,
+		 "no backend is available (-b auto tried both):\nBPF backend: %s\nnetlink backend: %s",
+		 bpf_err, nl_err);
 	return ret;
 }
 

@@ -46,6 +46,10 @@ struct backend {
 	void *priv;
 	int nr_cpus;
 	char desc[64];		/* e.g. "bpf (sched_info mode)" */
+	/* Set by backend_open() -b auto: why BPF is not used, or "". */
+	char note[640];
+	/* Set by a failed read when it knows: what is wrong, what to do. */
+	char why[384];
 };
 
 extern const struct backend_ops bpf_backend_ops;

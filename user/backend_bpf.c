@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "backend.h"
+#include "caps.h"
 #include "cpu_state.h"
 #include "starvd.skel.h"
 #include "util.h"
@@ -84,6 +85,7 @@ static int bpf_open(struct backend *b, unsigned int mode, char *err,
 	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
 	struct task_list first = {};
 	struct bpf_backend *p;
+	char why[384];
 	int ret, i;
 
 	libbpf_set_print(libbpf_quiet);
@@ -109,6 +111,13 @@ static int bpf_open(struct backend *b, unsigned int mode, char *err,
 	select_programs(p->skel, mode);
 
 	ret = starvd_bpf__load(p->skel);
+	if (ret && (ret == -EPERM || ret == -EACCES) &&
+	    caps_explain_bpf(why, sizeof(why))) {
+		snprintf(err, errlen,
+			 "cannot load the BPF programs: %s: %s. Run it as root with CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN).",
+			 strerror(-ret), why);
+		goto fail;
+	}
 	if (ret) {
 		snprintf(err, errlen,
 			 "cannot load the BPF programs: %s (run as root, or with CAP_BPF and CAP_PERFMON; set STARVD_LIBBPF_DEBUG=1 for the verifier log)",

@@ -8,6 +8,12 @@
  * here. The module keeps no event counters (it reads the scheduler's own
  * bookkeeping on request and never drops anything), so nr_events and
  * nr_dropped come back 0 from its GET_CPUS dump.
+ *
+ * The module may be unloaded and loaded again under a running starvd
+ * (an upgrade, a test): genetlink then gives the family a new id. A
+ * request that fails resolves the family again and, when it is back,
+ * checks the module's ABI and retries once; while it is gone reads fail
+ * with -ENOENT and b->why says to load it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -211,6 +217,96 @@ out:
 	return ret;
 }
 
+#define EPERM_TEXT "the starvd kernel module refused the query: it needs CAP_NET_ADMIN: run as root, or let every user query it with 'echo 1 > /sys/module/starvd/parameters/unprivileged' (or load it with 'modprobe starvd unprivileged=1')"
+
+/*
+ * Ask the module (family id in p->family) for its version and ABI; on
+ * success set b->desc, else say in @err what is wrong and what to do.
+ */
+static int check_module(struct backend *b, char *err, size_t errlen)
+{
+	struct nl_backend *p = b->priv;
+	int ret;
+
+	p->version[0] = '\0';
+	p->abi_version = 0;
+	ret = request(p, STARVD_CMD_GET_INFO, 0, NULL, on_info);
+	if (ret == -EPERM) {
+		snprintf(err, errlen, "%s", EPERM_TEXT);
+		return ret;
+	}
+	if (ret) {
+		snprintf(err, errlen,
+			 "cannot query the starvd kernel module: %s (check dmesg; reload it with 'modprobe -r starvd && modprobe starvd')",
+			 strerror(-ret));
+		return ret;
+	}
+	if (p->abi_version != STARVD_ABI_VERSION) {
+		snprintf(err, errlen,
+			 "the starvd kernel module speaks ABI version %u, this starvd speaks %u: install the module of the same release ('dkms install starvd/%s', then 'modprobe -r starvd && modprobe starvd')",
+			 p->abi_version, STARVD_ABI_VERSION, STARVD_VERSION);
+		return -EPROTO;
+	}
+	snprintf(b->desc, sizeof(b->desc), "netlink (starvd.ko %s)",
+		 p->version[0] ? p->version : "unknown version");
+	return 0;
+}
+
+/*
+ * A request failed with @ret. If the family is gone, say so in b->why
+ * and return -ENOENT; if it came back under another id (the module was
+ * reloaded), check the module again (b->why says what is wrong if that
+ * fails) and return 0 to retry; otherwise the failure was not about the
+ * family: return @ret.
+ */
+static int reconnect(struct backend *b, int ret)
+{
+	struct nl_backend *p = b->priv;
+	int family;
+
+	if (ret == -EPERM)
+		snprintf(b->why, sizeof(b->why), "%s", EPERM_TEXT);
+	if (ret == -EPERM || ret == -ENOMEM || ret == -EINTR)
+		return ret;
+	family = genl_ctrl_resolve(p->sk, STARVD_GENL_NAME);
+	if (family < 0) {
+		snprintf(b->why, sizeof(b->why),
+			 "the starvd kernel module is not loaded (it was unloaded): load it again with 'modprobe starvd'");
+		return -ENOENT;
+	}
+	if (family == p->family)
+		return ret;
+	p->family = family;
+	ret = check_module(b, b->why, sizeof(b->why));
+	/* Not a module to read from: check it again next time. */
+	if (ret)
+		p->family = -1;
+	return ret;
+}
+
+/* request() that follows the module through an unload and a reload. */
+static int request_again(struct backend *b, uint8_t cmd, int flags,
+			 const struct read_filter *f,
+			 int (*handler)(struct nl_msg *, void *))
+{
+	struct nl_backend *p = b->priv;
+	int ret;
+
+	b->why[0] = '\0';
+	ret = request(p, cmd, flags, f, handler);
+	if (!ret)
+		return 0;
+	ret = reconnect(b, ret);
+	if (ret)
+		return ret;
+	/* A dump to a vanished family id got nothing; start clean anyway. */
+	if (p->tasks) {
+		p->tasks->n = 0;
+		p->tasks->read_time_ns = 0;
+	}
+	return request(p, cmd, flags, f, handler);
+}
+
 static void nlb_close(struct backend *b)
 {
 	struct nl_backend *p = b->priv;
@@ -258,27 +354,9 @@ static int nlb_open(struct backend *b, unsigned int mode, char *err,
 			 STARVD_GENL_NAME, STARVD_VERSION);
 		goto fail;
 	}
-	ret = request(p, STARVD_CMD_GET_INFO, 0, NULL, on_info);
-	if (ret == -EPERM) {
-		snprintf(err, errlen,
-			 "the starvd kernel module refused the query: run as root (CAP_NET_ADMIN), or allow unprivileged queries with 'echo 1 > /sys/module/starvd/parameters/unprivileged' (module parameter unprivileged=1)");
+	ret = check_module(b, err, errlen);
+	if (ret)
 		goto fail;
-	}
-	if (ret) {
-		snprintf(err, errlen,
-			 "cannot query the starvd kernel module: %s (check dmesg; reload it with 'modprobe -r starvd && modprobe starvd')",
-			 strerror(-ret));
-		goto fail;
-	}
-	if (p->abi_version != STARVD_ABI_VERSION) {
-		ret = -EPROTO;
-		snprintf(err, errlen,
-			 "the starvd kernel module speaks ABI version %u, this starvd speaks %u: install the module of the same release ('dkms install starvd/%s', then 'modprobe -r starvd && modprobe starvd')",
-			 p->abi_version, STARVD_ABI_VERSION, STARVD_VERSION);
-		goto fail;
-	}
-	snprintf(b->desc, sizeof(b->desc), "netlink (starvd.ko %s)",
-		 p->version[0] ? p->version : "unknown version");
 	return 0;
 fail:
 	nlb_close(b);
@@ -296,7 +374,8 @@ static int nlb_read_tasks(struct backend *b, const struct read_filter *f,
 	out->read_time_ns = 0;
 	p->tasks = out;
 	p->filter = f;
-	ret = request(p, STARVD_CMD_GET_TASKS, NLM_F_DUMP, f, on_task);
+	ret = request_again(b, STARVD_CMD_GET_TASKS, NLM_F_DUMP, f, on_task);
+	p->tasks = NULL;
 	/*
 	 * Every message carries the module's read time; an empty dump has
 	 * none. Nothing waited then at the module's read, which came after
@@ -315,7 +394,8 @@ static int nlb_read_counters(struct backend *b, struct starvd_cpu *cpus,
 
 	p->cpus = cpus;
 	p->nr_cpus = nr_cpus;
-	return request(p, STARVD_CMD_GET_CPUS, NLM_F_DUMP, NULL, on_cpu);
+	return request_again(b, STARVD_CMD_GET_CPUS, NLM_F_DUMP, NULL,
+			     on_cpu);
 }
 
 const struct backend_ops netlink_backend_ops = {

@@ -60,6 +60,7 @@ static int apply(struct booster *b, struct boost *bo)
 		if (ret) {
 			log_err("cannot journal the boost of pid %u (%s): %s; not boosting",
 				bo->task.tid, bo->task.comm, strerror(-ret));
+			bo->unjournaled = true;
 			return ret;
 		}
 	}
@@ -98,6 +99,24 @@ static void log_boost(const struct booster *b, const struct boost *bo)
 	log_event(text, json);
 }
 
+/* What to do about a refused sched_setattr(), for the log. */
+static const char *setattr_hint(int err)
+{
+	switch (err) {
+	case -EBUSY:
+		return " (SCHED_DEADLINE admission control: not enough bandwidth left; lower -r/--boost_runtime or raise -p/--boost_period)";
+	case -EPERM:
+		return " (starvd needs CAP_SYS_NICE; SCHED_DEADLINE also needs the task's affinity to span its root domain while RT throttling is on)";
+	default:
+		return "";
+	}
+}
+
+static unsigned int refusal_bit(int err)
+{
+	return err == -EPERM ? 1 : err == -EBUSY ? 2 : 4;
+}
+
 static int start_deadline(struct booster *b, struct boost *bo)
 {
 	int ret;
@@ -128,6 +147,9 @@ static int start_fifo(struct booster *b, struct boost *bo, int holder_prio,
 		prio = 99 - holder_prio + 1;
 	else if (holder_prio < 0)
 		prio = FIFO_BOOST_MAX_PRIO - 1;
+	/* Never at or below the task's own real-time priority: no boost. */
+	if (prio <= (int)bo->saved.sched_priority)
+		prio = bo->saved.sched_priority + 1;
 	if (prio > FIFO_BOOST_MAX_PRIO)
 		prio = FIFO_BOOST_MAX_PRIO;
 	bo->applied = (struct sched_attr) {
@@ -148,7 +170,7 @@ int boost_start(struct booster *b, const struct starvd_task *t,
 		int holder_prio, uint64_t now)
 {
 	struct boost bo = { .task = *t };
-	int ret;
+	int ret, dl_ret = 0;
 
 	ret = sched_getattr_tid(t->tid, &bo.saved);
 	if (ret == -ESRCH)
@@ -168,28 +190,47 @@ int boost_start(struct booster *b, const struct starvd_task *t,
 	bo.switches_before = task_switches(t->tid);
 	bo.end_ns = now + b->p.duration_ns;
 
-	ret = -EINVAL;
+	ret = -EINVAL;	/* SCHED_FIFO emulation unless SCHED_DEADLINE works */
 	if (!b->p.force_fifo && !b->dl_unavailable) {
-		ret = start_deadline(b, &bo);
-		if (ret && ret != -ESRCH && !b->dl_unavailable)
-			log_msg("SCHED_DEADLINE boost of pid %u (%s) failed: %s; using SCHED_FIFO emulation",
-				t->tid, t->comm, strerror(-ret));
+		ret = dl_ret = start_deadline(b, &bo);
+		if (!dl_ret)
+			b->dl_refusals_logged = 0;
+		if (dl_ret == -ESRCH || bo.unjournaled)
+			goto failed;
 	}
-	if (ret && ret != -ESRCH)
+	if (ret)
 		ret = start_fifo(b, &bo, holder_prio, now);
+	if (ret == -ESRCH || bo.unjournaled)
+		goto failed;
 	if (ret) {
-		if (ret != -ESRCH) {
-			log_err("cannot boost pid %u (%s): %s",
-				t->tid, t->comm, strerror(-ret));
-			b->nr_failures++;
-		}
-		return ret;
+		/* One line for both attempts; the episode is not retried. */
+		if (dl_ret && dl_ret != ret)
+			log_err("cannot boost pid %u (%s): SCHED_DEADLINE: %s, SCHED_FIFO: %s%s",
+				t->tid, t->comm, strerror(-dl_ret),
+				strerror(-ret), setattr_hint(ret));
+		else
+			log_err("cannot boost pid %u (%s): %s%s", t->tid,
+				t->comm, strerror(-ret), setattr_hint(ret));
+		goto failed;
+	}
+	/* Said once per reason, until SCHED_DEADLINE boosts work again. */
+	if (dl_ret && !b->dl_unavailable &&
+	    !(b->dl_refusals_logged & refusal_bit(dl_ret))) {
+		log_msg("SCHED_DEADLINE boost of pid %u (%s) refused: %s%s; using SCHED_FIFO emulation for it and for the next ones refused this way",
+			t->tid, t->comm, strerror(-dl_ret),
+			setattr_hint(dl_ret));
+		b->dl_refusals_logged |= refusal_bit(dl_ret);
 	}
 	grow_array((void **)&b->v, &b->cap, b->n + 1, sizeof(*b->v));
 	b->v[b->n++] = bo;
 	b->nr_boosts++;
 	log_boost(b, &bo);
 	return 0;
+
+failed:
+	if (ret != -ESRCH)
+		b->nr_failures++;
+	return ret;
 }
 
 int restore_task(pid_t tid, const char *comm, uint64_t start_time,

@@ -23,6 +23,7 @@ struct boost {
 	struct sched_attr applied;	/* SCHED_DEADLINE or SCHED_FIFO */
 	bool fifo;			/* emulation */
 	bool raised;			/* fifo: currently SCHED_FIFO */
+	bool unjournaled;		/* the journal failed: not applied */
 	uint64_t period_start_ns;	/* fifo: start of current period */
 	uint64_t exec_at_raise_ns;	/* fifo: CPU time when raised */
 	uint64_t next_ns;		/* next state change */
@@ -41,6 +42,7 @@ struct booster {
 	struct boost *v;
 	size_t n, cap;
 	bool dl_unavailable;		/* kernel refused SCHED_DEADLINE */
+	unsigned int dl_refusals_logged;	/* EPERM 1, EBUSY 2, other 4 */
 	uint64_t nr_boosts, nr_failures;
 };
 

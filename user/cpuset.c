@@ -78,25 +78,50 @@ int cpuset_parse(const char *list, int nr_cpus, struct cpuset *set,
 	}
 }
 
-void cpuset_format(const struct cpuset *set, char *buf, size_t len)
+/* Whole "a" or "a-b" items while they fit in @len; false if some did not. */
+static bool format_items(const struct cpuset *set, char *buf, size_t len)
 {
 	size_t off = 0;
-	int c, end;
+	char item[32];
+	int c, end, n;
 
 	buf[0] = '\0';
-	for (c = 0; c < STARVD_MAX_CPUS && off < len; c++) {
+	for (c = 0; c < STARVD_MAX_CPUS; c = end + 1) {
+		end = c;
 		if (!cpuset_test(set, c))
 			continue;
-		for (end = c; cpuset_test(set, end + 1); end++)
-			;
+		while (cpuset_test(set, end + 1))
+			end++;
 		if (end == c)
-			off += snprintf(buf + off, len - off, "%s%d",
-					off ? "," : "", c);
+			n = snprintf(item, sizeof(item), "%s%d", off ? "," : "",
+				     c);
 		else
-			off += snprintf(buf + off, len - off, "%s%d-%d",
-					off ? "," : "", c, end);
-		c = end;
+			n = snprintf(item, sizeof(item), "%s%d-%d",
+				     off ? "," : "", c, end);
+		if (off + n >= len)
+			return false;
+		memcpy(buf + off, item, n + 1);
+		off += n;
 	}
+	return true;
+}
+
+void cpuset_format(const struct cpuset *set, char *buf, size_t len)
+{
+	static const char more[] = ",...";
+
+	if (!len || format_items(set, buf, len))
+		return;
+	/*
+	 * Cut between CPUs and say so: "0-3,1" for "0-3,10-11" would read as
+	 * another valid list.
+	 */
+	if (len < sizeof(more)) {
+		buf[0] = '\0';
+		return;
+	}
+	format_items(set, buf, len - (sizeof(more) - 1));
+	strcat(buf, buf[0] ? more : more + 1);
 }
 
 int cpus_possible(void)
@@ -114,13 +139,19 @@ int cpus_possible(void)
 	return c + 1;
 }
 
-bool cpu_online(int cpu)
+void cpus_online(struct cpuset *set)
 {
-	struct cpuset set;
 	char buf[1024];
 
 	if (read_line("/sys/devices/system/cpu/online", buf, sizeof(buf)) ||
-	    cpuset_parse(buf, STARVD_MAX_CPUS, &set, NULL))
-		return true;
+	    cpuset_parse(buf, STARVD_MAX_CPUS, set, NULL))
+		memset(set->bits, 0xff, sizeof(set->bits));
+}
+
+bool cpu_online(int cpu)
+{
+	struct cpuset set;
+
+	cpus_online(&set);
 	return cpuset_test(&set, cpu);
 }

@@ -23,12 +23,17 @@ int cpuset_parse(const char *list, int nr_cpus, struct cpuset *set,
 bool cpuset_test(const struct cpuset *set, int cpu);
 void cpuset_set(struct cpuset *set, int cpu);
 int cpuset_count(const struct cpuset *set);
-/* Format as a compact list into @buf. */
+/*
+ * Format as a compact list into @buf; a list too long for @len is cut
+ * between CPUs and ends with "..." ("0-3,8,..."), which is not a list.
+ */
 void cpuset_format(const struct cpuset *set, char *buf, size_t len);
 
 /* Number of possible CPUs (highest possible CPU id + 1). */
 int cpus_possible(void);
-/* Is @cpu online now? */
+/* Is @cpu online now? Reads sysfs: in a loop over CPUs, use cpus_online(). */
 bool cpu_online(int cpu);
+/* The CPUs online now (all of them when that cannot be read). */
+void cpus_online(struct cpuset *set);
 
 #endif

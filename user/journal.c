@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,33 +13,11 @@
 #include "journal.h"
 #include "util.h"
 
-#define ATTR_FMT "%" SCNu32 " %" SCNu64 " %" SCNd32 " %" SCNu32 " %" \
-		 SCNu64 " %" SCNu64 " %" SCNu64
+#define ATTR_FMT "%" PRIu32 " %" PRIu64 " %" PRId32 " %" PRIu32 " %" \
+		 PRIu64 " %" PRIu64 " %" PRIu64
 #define ATTR_ARGS(a) (a).sched_policy, (a).sched_flags, (a).sched_nice, \
 		     (a).sched_priority, (a).sched_runtime, \
 		     (a).sched_deadline, (a).sched_period
-#define ATTR_PTRS(a) &(a).sched_policy, &(a).sched_flags, &(a).sched_nice, \
-		     &(a).sched_priority, &(a).sched_runtime, \
-		     &(a).sched_deadline, &(a).sched_period
-
-static int mkdir_p(const char *path)
-{
-	char tmp[4096], *p;
-
-	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	for (p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0700) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(tmp, 0700) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
 
 int journal_open(struct journal *j, const char *run_dir)
 {
@@ -74,25 +53,87 @@ int journal_format(const struct journal_entry *e, char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? -ENOSPC : n;
 }
 
+/*
+ * The parser is strict, for a journal that may be corrupt after a crash:
+ * it accepts only what journal_format() writes (a comm cut at 15 bytes
+ * aside), every number within its field's range (sscanf() took
+ * "tid 4294967297" for pid 1).
+ */
+static const char *expect(const char *p, const char *text)
+{
+	size_t n = strlen(text);
+
+	return p && !strncmp(p, text, n) ? p + n : NULL;
+}
+
+static const char *number(const char *p, int64_t min, uint64_t max,
+			  uint64_t *v)
+{
+	bool neg = p && *p == '-' && min < 0;
+	uint64_t x = 0, lim;
+
+	if (!p)
+		return NULL;
+	p += neg;
+	lim = neg ? (uint64_t)-(min + 1) + 1 : max;
+	/* One digit at least, no leading zero, no "-0". */
+	if (*p < '0' || *p > '9' || (*p == '0' && (neg || (p[1] >= '0' &&
+							  p[1] <= '9'))))
+		return NULL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		unsigned int d = *p - '0';
+
+		if (d > lim || x > (lim - d) / 10)
+			return NULL;
+		x = x * 10 + d;
+	}
+	if (!neg && min > 0 && x < (uint64_t)min)
+		return NULL;
+	*v = neg ? -x : x;
+	return p;
+}
+
+static const char *parse_attr(const char *p, struct sched_attr *a)
+{
+	uint64_t v[7];
+
+	/* policy flags nice priority runtime deadline period */
+	p = number(p, 0, UINT32_MAX, &v[0]);
+	p = number(expect(p, " "), 0, UINT64_MAX, &v[1]);
+	p = number(expect(p, " "), -20, 19, &v[2]);
+	p = number(expect(p, " "), 0, 99, &v[3]);
+	p = number(expect(p, " "), 0, UINT64_MAX, &v[4]);
+	p = number(expect(p, " "), 0, UINT64_MAX, &v[5]);
+	p = number(expect(p, " "), 0, UINT64_MAX, &v[6]);
+	p = expect(p, "\n");
+	if (!p)
+		return NULL;
+	a->size = sizeof(*a);
+	a->sched_policy = v[0];
+	a->sched_flags = v[1];
+	a->sched_nice = (int64_t)v[2];
+	a->sched_priority = v[3];
+	a->sched_runtime = v[4];
+	a->sched_deadline = v[5];
+	a->sched_period = v[6];
+	return p;
+}
+
 int journal_parse(const char *buf, struct journal_entry *e)
 {
-	const char *comm;
-	int n = 0;
+	const char *p;
+	uint64_t tid;
 
 	memset(e, 0, sizeof(*e));
-	if (sscanf(buf,
-		   "starvd-journal 1\ntid %d\nstart %" SCNu64 "\n"
-		   "saved " ATTR_FMT "\napplied " ATTR_FMT "\n%n",
-		   &e->tid, &e->start_time, ATTR_PTRS(e->saved),
-		   ATTR_PTRS(e->applied), &n) != 16 || !n || e->tid <= 0)
+	p = number(expect(buf, "starvd-journal 1\ntid "), 1, INT32_MAX, &tid);
+	p = number(expect(p, "\nstart "), 0, UINT64_MAX, &e->start_time);
+	p = parse_attr(expect(p, "\nsaved "), &e->saved);
+	p = parse_attr(expect(p, "applied "), &e->applied);
+	p = expect(p, "comm ");
+	if (!p)
 		return -EINVAL;
-	comm = buf + n;
-	if (strncmp(comm, "comm ", 5))
-		return -EINVAL;
-	comm += 5;
-	snprintf(e->comm, sizeof(e->comm), "%.*s",
-		 (int)strcspn(comm, "\n"), comm);
-	e->saved.size = e->applied.size = sizeof(struct sched_attr);
+	e->tid = tid;
+	snprintf(e->comm, sizeof(e->comm), "%.*s", (int)strcspn(p, "\n"), p);
 	return 0;
 }
 

@@ -110,11 +110,141 @@ static enum parse_result fail(char *err, size_t len, const char *fmt, ...)
 	return PARSE_ERROR;
 }
 
+/*
+ * glibc's regcomp() expands a repetition into copies of what it repeats:
+ * "a+" into "aa*", "(x){1000}" into 1000 x's, so "d+++++++++++++++++++"
+ * doubles at each '+' and "((a{99}){99}){99}" is a million atoms, enough
+ * to take all the memory before regcomp() returns (found by fuzzing).
+ * An expression matched against 15-byte names never needs more than a
+ * few hundred: count what the expansion gives, up to a limit.
+ */
+#define REGEX_MAX_ATOMS		2000
+#define REGEX_MAX_DEPTH		64
+
+struct rx_group {
+	size_t done;	/* the branches before the last '|' */
+	size_t cur;	/* the branch being read */
+	size_t last;	/* the last atom, which a repetition copies */
+};
+
+/* A "{n}", "{n,}", "{n,m}" or "{,m}" at *p: how many copies it makes. */
+static bool rx_interval(const char **p, size_t *copies)
+{
+	const char *q = *p + 1;
+	size_t n = 0, m = 0;
+	bool have_m = false;
+
+	/* Past the limit, the exact count no longer matters. */
+	for (; *q >= '0' && *q <= '9'; q++)
+		if (n <= REGEX_MAX_ATOMS)
+			n = n * 10 + (*q - '0');
+	if (*q == ',') {
+		q++;
+		have_m = *q >= '0' && *q <= '9';
+		for (; *q >= '0' && *q <= '9'; q++)
+			if (m <= REGEX_MAX_ATOMS)
+				m = m * 10 + (*q - '0');
+	} else {
+		m = n;
+		have_m = true;
+	}
+	if (*q != '}' || q == *p + 1)
+		return false;
+	*p = q;
+	*copies = have_m ? m : n + 1;
+	if (!*copies)
+		*copies = 1;
+	return true;
+}
+
+/* The end of a bracket expression "[...]" starting at @p, or NULL. */
+static const char *rx_bracket_end(const char *p)
+{
+	p++;
+	if (*p == '^')
+		p++;
+	if (*p == ']')
+		p++;
+	for (; *p && *p != ']'; p++) {
+		if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+			const char *end = strchr(p + 2, p[1]);
+
+			while (end && end[1] != ']')
+				end = strchr(end + 1, p[1]);
+			if (!end)
+				return NULL;
+			p = end + 1;
+		}
+	}
+	return *p ? p : NULL;
+}
+
+static bool regex_too_big(const char *re)
+{
+	struct rx_group g[REGEX_MAX_DEPTH] = { { 0 } };
+	const char *p;
+	size_t copies, size;
+	int d = 0;
+
+	for (p = re; *p; p++) {
+		switch (*p) {
+		case '(':
+			if (++d == REGEX_MAX_DEPTH)
+				return true;
+			g[d] = (struct rx_group) { 0 };
+			continue;
+		case ')':
+			if (!d)
+				break;	/* an ordinary character */
+			size = g[d].done + g[d].cur + 1;
+			d--;
+			g[d].cur += size;
+			g[d].last = size;
+			goto check;
+		case '|':
+			g[d].done += g[d].cur;
+			g[d].cur = g[d].last = 0;
+			continue;
+		case '*':
+		case '?':
+			g[d].cur++;
+			g[d].last++;
+			goto check;
+		case '+':
+			g[d].cur += g[d].last + 1;
+			g[d].last = 2 * g[d].last + 1;
+			goto check;
+		case '{':
+			if (!rx_interval(&p, &copies))
+				break;
+			g[d].cur += g[d].last * (copies - 1) + 1;
+			g[d].last = g[d].last * copies + 1;
+			goto check;
+		case '[':
+			/* Unterminated: each character counts then. */
+			if (rx_bracket_end(p))
+				p = rx_bracket_end(p);
+			break;
+		case '\\':
+			if (p[1])
+				p++;
+			break;
+		}
+		/* One atom. */
+		g[d].cur++;
+		g[d].last = 1;
+check:
+		if (g[d].done + g[d].cur > REGEX_MAX_ATOMS)
+			return true;
+	}
+	return false;
+}
+
 static int compile_regex_list(const char *arg, struct regex_list *l,
 			      char *err, size_t errlen)
 {
 	char *copy = strdup(arg), *save = NULL, *tok;
-	int ret = 0, rc;
+	int ret = 0, rc, before = l->n;
 
 	if (!copy)
 		return -ENOMEM;
@@ -127,6 +257,14 @@ static int compile_regex_list(const char *arg, struct regex_list *l,
 			break;
 		}
 		l->re = re;
+		if (regex_too_big(tok)) {
+			snprintf(err, errlen,
+				 "'%.64s%s': too complex (more than %d atoms once repetitions are expanded)",
+				 tok, strlen(tok) > 64 ? "..." : "",
+				 REGEX_MAX_ATOMS);
+			ret = -EINVAL;
+			break;
+		}
 		rc = regcomp(&l->re[l->n], tok, REG_EXTENDED | REG_NOSUB);
 		if (rc) {
 			char msg[128];
@@ -138,7 +276,8 @@ static int compile_regex_list(const char *arg, struct regex_list *l,
 		}
 		l->n++;
 	}
-	if (!ret && l->n == 0) {
+	/* "-i ," is empty even after another -i. */
+	if (!ret && l->n == before) {
 		snprintf(err, errlen, "empty list");
 		ret = -EINVAL;
 	}
@@ -315,19 +454,42 @@ static enum parse_result validate(struct config *cfg, char *err, size_t len)
 	return PARSE_OK;
 }
 
-enum parse_result parse_options(int argc, char **argv, int nr_cpus,
-				struct config *cfg, char *err, size_t len)
+const char *getopt_bad_option(int c, char **argv, const char *optstring,
+			      char *buf, size_t len)
 {
-	char rx_err[160];
+	const char *arg = argv[optind - 1];
+	bool is_long = !strncmp(arg, "--", 2), is_short;
+
+	if (c == ':')	/* a missing value: always in the last element */
+		is_short = !is_long;
+	else		/* '?': optopt is 0 or a long option's value if long */
+		is_short = optopt < 0 ||
+			   (optopt > 0 && optopt < 0x100 &&
+			    (optopt == ':' || !strchr(optstring, optopt)));
+	if (!is_short)
+		return arg;
+	snprintf(buf, len, "-%c", (unsigned char)optopt);
+	return buf;
+}
+
+static enum parse_result parse(int argc, char **argv, int nr_cpus,
+			       struct config *cfg, char *err, size_t len)
+{
+	static const char optstring[] =
+		":c:t:p:r:d:FlvksfP:AMONg:R:a:i:I:b:SVh";
+	char rx_err[160], opt[4];
 	long v;
 	int c;
 
 	set_defaults(cfg);
-	optind = 1;
+	/*
+	 * 0, not 1: glibc then forgets where it was inside an element, which
+	 * a previous call that returned early (-h in "-hv") leaves behind.
+	 */
+	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv,
-				":c:t:p:r:d:FlvksfP:AMONg:R:a:i:I:b:SVh",
-				long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, optstring, long_options,
+				NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			if (parse_cpu_opt("-c/--cpu", optarg, nr_cpus,
@@ -414,16 +576,29 @@ enum parse_result parse_options(int argc, char **argv, int nr_cpus,
 			return PARSE_EXIT;
 		case ':':
 			return fail(err, len, "option '%s' needs a value (see starvd --help)",
-				    argv[optind - 1]);
+				    getopt_bad_option(c, argv, optstring, opt,
+						      sizeof(opt)));
 		default:
 			if (set_flag(cfg, c))
 				break;
 			return fail(err, len, "unknown option '%s' (see starvd --help)",
-				    argv[optind - 1]);
+				    getopt_bad_option(c, argv, optstring, opt,
+						      sizeof(opt)));
 		}
 	}
 	if (optind < argc)
 		return fail(err, len, "unexpected argument '%s' (see starvd --help)",
 			    argv[optind]);
 	return validate(cfg, err, len);
+}
+
+enum parse_result parse_options(int argc, char **argv, int nr_cpus,
+				struct config *cfg, char *err, size_t len)
+{
+	enum parse_result res = parse(argc, argv, nr_cpus, cfg, err, len);
+
+	/* Only a configuration that is used needs config_free(). */
+	if (res != PARSE_OK)
+		config_free(cfg);
+	return res;
 }

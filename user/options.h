@@ -64,6 +64,8 @@ enum parse_result {
  * Parse and validate the command line into @cfg (defaults first).
  * @nr_cpus is the number of possible CPUs used to validate CPU lists.
  * Never exits and never prints except for --help/--version on stdout.
+ * Unless it returns PARSE_OK, nothing is left for config_free() to free.
+ * Resets getopt's state: it may be called any number of times.
  */
 enum parse_result parse_options(int argc, char **argv, int nr_cpus,
 				struct config *cfg, char *err, size_t errlen);
@@ -74,6 +76,15 @@ void config_free(struct config *cfg);
 #define BPF_MODE_NAMES_HELP "unknown mode '%s' (use auto, sched_info or tracking)"
 int parse_backend_name(const char *arg, enum backend_kind *kind);
 int parse_bpf_mode_name(const char *arg, unsigned int *mode);
+
+/*
+ * The option getopt_long() just returned '?' or ':' for, as the user gave
+ * it: "-x" (also from inside "-vx", where argv[optind - 1] is another
+ * element), "--name" or "--name=value". @optstring is getopt_long()'s;
+ * @buf (4 bytes) may hold the result.
+ */
+const char *getopt_bad_option(int c, char **argv, const char *optstring,
+			      char *buf, size_t len);
 
 bool regex_list_match(const struct regex_list *l, const char *s);
 

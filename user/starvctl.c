@@ -5,40 +5,23 @@
  * 2 usage error.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "cpuset.h"
 #include "log.h"
+#include "metrics.h"
 #include "report.h"
 #include "sched_attr.h"
+#include "starvctl_args.h"
+#include "state.h"
 #include "util.h"
 #include "version.h"
-
-struct ctl {
-	enum backend_kind backend;
-	unsigned int bpf_mode;
-	bool json;
-	int cpu;		/* -1: all */
-	uint64_t min_wait_ns;
-};
-
-static const char usage_text[] =
-"Usage: starvctl [options] info|cpus|tasks\n"
-"  info                 backend and clock in use\n"
-"  cpus                 per-CPU waiters, longest wait and the task on the CPU\n"
-"  tasks                tasks that are runnable but not running\n"
-"Options:\n"
-"  -c, --cpu N          only CPU N\n"
-"  -m, --min-wait S     only waits of at least S seconds (decimals allowed)\n"
-"  -j, --json           JSON output\n"
-"  -b, --backend NAME   auto (default), bpf or netlink\n"
-"      --bpf-mode MODE  auto, sched_info or tracking\n"
-"  -V, --version, -h, --help\n";
 
 static int __attribute__((format(printf, 1, 2)))
 usage_error(const char *fmt, ...)
@@ -101,6 +84,7 @@ static int cmd_cpus(const struct ctl *c, struct backend *b,
 		    const struct task_list *l)
 {
 	struct starvd_cpu *cpus = calloc(b->nr_cpus, sizeof(*cpus));
+	struct cpuset online;
 	char holder[96];
 	int i, n = 0, ret;
 
@@ -109,6 +93,7 @@ static int cmd_cpus(const struct ctl *c, struct backend *b,
 	ret = backend_read_cpus(b, l, cpus);
 	if (ret)
 		goto out;
+	cpus_online(&online);
 	if (c->json)
 		printf("{\"backend\":\"%s\",\"read_time_ns\":%llu,\"cpus\":[",
 		       b->desc, (unsigned long long)l->read_time_ns);
@@ -118,7 +103,7 @@ static int cmd_cpus(const struct ctl *c, struct backend *b,
 	for (i = 0; i < b->nr_cpus; i++) {
 		const struct starvd_cpu *s = &cpus[i];
 
-		if ((c->cpu >= 0 && i != c->cpu) || !cpu_online(i))
+		if ((c->cpu >= 0 && i != c->cpu) || !cpuset_test(&online, i))
 			continue;
 		if (c->json) {
 			printf("%s{\"cpu\":%d,\"waiters\":%u,\"max_wait_ns\":%llu,\"events\":%llu,\"dropped\":%llu,\"curr\":",
@@ -163,6 +148,233 @@ static int cmd_info(const struct ctl *c, struct backend *b,
 	return 0;
 }
 
+/*
+ * The running daemon's state: 0, or -ENOENT (none wrote one), -ESRCH (the
+ * one that did is gone), another -errno for an unreadable file; each
+ * already explained on stderr unless @quiet.
+ */
+static int read_daemon(const struct ctl *c, struct daemon_state *s,
+		       bool quiet)
+{
+	char path[4096];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/" STATE_FILE, c->run_dir);
+	ret = state_read(path, s);
+	if (ret == -ENOENT) {
+		if (!quiet)
+			fprintf(stderr, "starvctl: starvd is not running (no %s): start it with 'systemctl start starvd', or pass --run-dir if it runs with another\n",
+				path);
+		return ret;
+	}
+	if (ret) {
+		fprintf(stderr, "starvctl: cannot read the daemon's state %s: %s%s\n",
+			path, strerror(-ret),
+			ret == -EACCES ? " (run as root)" : "");
+		return ret;
+	}
+	if (!state_daemon_alive(s)) {
+		if (!quiet)
+			fprintf(stderr, "starvctl: starvd is not running: pid %d, which wrote %s, is gone (killed?); 'starvd --restore' puts back any task it left boosted\n",
+				(int)s->pid, path);
+		state_free(s);
+		return -ESRCH;
+	}
+	return 0;
+}
+
+static void status_json(const struct daemon_state *s, uint64_t now)
+{
+	struct cpu_stats sum = { 0 };
+	char esc[512];
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < (size_t)s->nr_cpus; i++) {
+		sum.starving += s->cpu[i].starving;
+		sum.boosts += s->cpu[i].boosts;
+		sum.failures += s->cpu[i].failures;
+	}
+	printf("{\"running\":true,\"pid\":%d,\"version\":", (int)s->pid);
+	json_escape(s->version, esc, sizeof(esc));
+	printf("\"%s\",\"start_time\":%llu,\"backend\":", esc,
+	       (unsigned long long)s->start_time);
+	json_escape(s->backend, esc, sizeof(esc));
+	printf("\"%s\",\"cpus\":", esc);
+	json_escape(s->cpus, esc, sizeof(esc));
+	printf("\"%s\",\"boost_mode\":", esc);
+	json_escape(s->boost_mode, esc, sizeof(esc));
+	printf("\"%s\",\"threshold_ns\":%llu,\"runtime_ns\":%llu,\"period_ns\":%llu,\"duration_ns\":%llu,",
+	       esc, (unsigned long long)s->threshold_ns,
+	       (unsigned long long)s->runtime_ns,
+	       (unsigned long long)s->period_ns,
+	       (unsigned long long)s->duration_ns);
+	printf("\"starving\":%llu,\"boosts\":%llu,\"failures\":%llu,\"per_cpu\":[",
+	       (unsigned long long)sum.starving,
+	       (unsigned long long)sum.boosts,
+	       (unsigned long long)sum.failures);
+	for (i = 0; i < (size_t)s->nr_cpus; i++) {
+		const struct cpu_stats *st = &s->cpu[i];
+
+		if (!st->starving && !st->boosts && !st->failures)
+			continue;
+		printf("%s{\"cpu\":%zu,\"starving\":%llu,\"boosts\":%llu,\"failures\":%llu}",
+		       n++ ? "," : "", i, (unsigned long long)st->starving,
+		       (unsigned long long)st->boosts,
+		       (unsigned long long)st->failures);
+	}
+	printf("],\"boosting\":[");
+	for (i = 0; i < s->nr_boosting; i++) {
+		const struct boost_info *b = &s->boosting[i];
+
+		json_escape(b->comm, esc, sizeof(esc));
+		printf("%s{\"tid\":%u,\"comm\":\"%s\",\"cpu\":%d,\"policy\":\"%s\",\"remaining_ns\":%llu}",
+		       i ? "," : "", b->tid, esc, b->cpu, b->policy,
+		       (unsigned long long)(b->end_ns > now ?
+					    b->end_ns - now : 0));
+	}
+	printf("]}\n");
+}
+
+static void status_text(const struct daemon_state *s, uint64_t now)
+{
+	char rt[32], per[32], dur[32];
+	long up = (long)(time(NULL) - s->start_time);
+	struct cpuset online;
+	size_t i;
+
+	format_ns(s->runtime_ns, rt, sizeof(rt));
+	format_ns(s->period_ns, per, sizeof(per));
+	format_ns(s->duration_ns, dur, sizeof(dur));
+	printf("starvd %s running, pid %d, up %ldh%02ldm%02lds\n", s->version,
+	       (int)s->pid, up / 3600, up / 60 % 60, up % 60);
+	printf("backend:   %s\nCPUs:      %s\nthreshold: %.3f s\n",
+	       s->backend, s->cpus, (double)s->threshold_ns / NSEC_PER_SEC);
+	if (!strcmp(s->boost_mode, "log-only"))
+		printf("boosts:    none (log only)\n");
+	else
+		printf("boosts:    %s, %s every %s for %s\n",
+		       !strcmp(s->boost_mode, "fifo") ?
+		       "SCHED_FIFO emulation" : "SCHED_DEADLINE", rt, per,
+		       dur);
+	printf("%4s %10s %10s %10s\n", "CPU", "STARVING", "BOOSTS",
+	       "FAILURES");
+	cpus_online(&online);
+	for (i = 0; i < (size_t)s->nr_cpus; i++) {
+		const struct cpu_stats *st = &s->cpu[i];
+
+		if (st->starving || st->boosts || st->failures ||
+		    cpuset_test(&online, i))
+			printf("%4zu %10llu %10llu %10llu\n", i,
+			       (unsigned long long)st->starving,
+			       (unsigned long long)st->boosts,
+			       (unsigned long long)st->failures);
+	}
+	printf("boosts in progress: %zu\n", s->nr_boosting);
+	if (!s->nr_boosting)
+		return;
+	printf("%7s %4s %-15s %9s  %s\n", "TID", "CPU", "POLICY", "LEFT(s)",
+	       "COMM");
+	for (i = 0; i < s->nr_boosting; i++) {
+		const struct boost_info *b = &s->boosting[i];
+
+		printf("%7u %4d %-15s %9.3f  %s\n", b->tid, b->cpu, b->policy,
+		       b->end_ns > now ?
+		       (double)(b->end_ns - now) / NSEC_PER_SEC : 0.0,
+		       b->comm);
+	}
+}
+
+static int cmd_status(const struct ctl *c)
+{
+	struct daemon_state s;
+	int ret;
+
+	ret = read_daemon(c, &s, c->json);
+	if (ret) {
+		if (c->json)
+			printf("{\"running\":false}\n");
+		return 1;
+	}
+	if (c->json)
+		status_json(&s, now_ns());
+	else
+		status_text(&s, now_ns());
+	state_free(&s);
+	return 0;
+}
+
+/* The live per-CPU wait data; NULL (explained on stderr) if unreadable. */
+static struct starvd_cpu *read_cpus(const struct ctl *c, struct backend *b,
+				    bool *opened)
+{
+	struct read_filter f = { 0 };
+	struct task_list l = { 0 };
+	struct starvd_cpu *cpus;
+	char err[1024];
+	int ret;
+
+	*opened = false;
+	ret = backend_open(b, c->backend, c->bpf_mode, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "starvctl: %s\n", err);
+		return NULL;
+	}
+	*opened = true;
+	cpus = calloc(b->nr_cpus, sizeof(*cpus));
+	if (!cpus)
+		return NULL;
+	ret = backend_read_tasks(b, &f, &l);
+	if (!ret)
+		ret = backend_read_cpus(b, &l, cpus);
+	task_list_free(&l);
+	if (ret) {
+		fprintf(stderr, "starvctl: reading from the %s backend failed: %s\n",
+			b->desc, strerror(-ret));
+		free(cpus);
+		return NULL;
+	}
+	return cpus;
+}
+
+static void fill_metrics(FILE *f, const void *arg)
+{
+	metrics_print(f, arg);
+}
+
+/* Always prints a complete exposition; exit 1 if the backend failed. */
+static int cmd_metrics(const struct ctl *c)
+{
+	struct daemon_state s;
+	struct metrics_input in = { 0 };
+	struct starvd_cpu *cpus;
+	struct backend b = { 0 };
+	bool opened;
+	int ret;
+
+	if (!read_daemon(c, &s, true))
+		in.daemon = &s;
+	cpus = read_cpus(c, &b, &opened);
+	in.backend = opened ? b.desc : NULL;
+	in.cpus = cpus;
+	in.nr_cpus = b.nr_cpus;
+	if (c->output) {
+		ret = write_file_atomic(c->output, fill_metrics, &in);
+		if (ret)
+			fprintf(stderr, "starvctl: --output %s: %s\n",
+				c->output, strerror(-ret));
+	} else {
+		metrics_print(stdout, &in);
+		ret = 0;
+	}
+	free(cpus);
+	if (opened)
+		backend_close(&b);
+	if (in.daemon)
+		state_free(&s);
+	return ret || !cpus ? 1 : 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(const struct ctl *c, struct backend *b,
@@ -173,83 +385,40 @@ static const struct {
 	{ "tasks", cmd_tasks },
 };
 
-static int parse_args(int argc, char **argv, struct ctl *c)
-{
-	static const struct option opts[] = {
-		{ "cpu", required_argument, NULL, 'c' },
-		{ "min-wait", required_argument, NULL, 'm' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "backend", required_argument, NULL, 'b' },
-		{ "bpf-mode", required_argument, NULL, 'B' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	int nr_cpus = cpus_possible(), opt;
-	long v;
-
-	while ((opt = getopt_long(argc, argv, "c:m:jb:Vh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'c':
-			if (parse_int(optarg, 0, nr_cpus - 1, &v)) {
-				fprintf(stderr, "starvctl: --cpu: CPU '%s' does not exist (this machine has CPUs 0-%d)\n",
-					optarg, nr_cpus - 1);
-				return 2;
-			}
-			c->cpu = v;
-			break;
-		case 'm':
-			if (parse_seconds(optarg, &c->min_wait_ns))
-				return usage_error("--min-wait: '%s' is not a positive number of seconds",
-						   optarg);
-			break;
-		case 'j':
-			c->json = true;
-			break;
-		case 'b':
-			if (parse_backend_name(optarg, &c->backend))
-				return usage_error("--backend: " BACKEND_NAMES_HELP,
-						   optarg);
-			break;
-		case 'B':
-			if (parse_bpf_mode_name(optarg, &c->bpf_mode))
-				return usage_error("--bpf-mode: " BPF_MODE_NAMES_HELP,
-						   optarg);
-			break;
-		case 'V':
-			printf("starvctl %s\n", STARVD_VERSION);
-			exit(0);
-		case 'h':
-			fputs(usage_text, stdout);
-			exit(0);
-		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
-	struct ctl c = { .cpu = -1 };
 	struct task_list l = {};
 	struct cpuset one = {};
 	struct read_filter f = {};
 	struct backend b;
+	struct ctl c;
 	char err[1024];
 	size_t i;
 	int ret;
 
-	ret = parse_args(argc, argv, &c);
-	if (ret)
-		return ret;
-	if (optind != argc - 1)
-		return usage_error("expected one command: info, cpus or tasks");
+	switch (ctl_parse_args(argc, argv, cpus_possible(), &c, err,
+			       sizeof(err))) {
+	case PARSE_EXIT:
+		return 0;
+	case PARSE_ERROR:
+		fprintf(stderr, "starvctl: %s\n", err);
+		return 2;
+	case PARSE_OK:
+		break;
+	}
+	if (!c.command)
+		return usage_error("expected one command: info, cpus, tasks, status or metrics");
+	if (c.output && strcmp(c.command, "metrics"))
+		return usage_error("--output is for the metrics command");
+	if (!strcmp(c.command, "status"))
+		return cmd_status(&c);
+	if (!strcmp(c.command, "metrics"))
+		return cmd_metrics(&c);
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
-		if (!strcmp(argv[optind], commands[i].name))
+		if (!strcmp(c.command, commands[i].name))
 			break;
 	if (i == ARRAY_SIZE(commands))
-		return usage_error("unknown command '%s'", argv[optind]);
+		return usage_error("unknown command '%s'", c.command);
 
 	ret = backend_open(&b, c.backend, c.bpf_mode, err, sizeof(err));
 	if (ret) {

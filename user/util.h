@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define NSEC_PER_USEC	1000ULL
 #define NSEC_PER_MSEC	1000000ULL
@@ -28,6 +29,19 @@ int parse_int(const char *s, long min, long max, long *out);
 int read_line(const char *path, char *buf, size_t len);
 /* Write a string to a file; -errno on error. */
 int write_string(const char *path, const char *s);
+
+/* mkdir -p with mode 0700 for the new directories; -errno on error. */
+int mkdir_p(const char *path);
+
+/* Is @path on tmpfs or ramfs (where fsync costs nothing)? */
+bool on_memory_fs(const char *path);
+
+/*
+ * Replace @path with what @fill writes, through a temporary file and a
+ * rename, so that a reader never sees half of it; -errno on error.
+ */
+int write_file_atomic(const char *path,
+		      void (*fill)(FILE *f, const void *arg), const void *arg);
 
 /* Grow *v to hold at least n elements of size sz; exits on ENOMEM. */
 void grow_array(void **v, size_t *cap, size_t n, size_t sz);

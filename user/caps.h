@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Capabilities: starvd needs many to start (loading BPF programs, locking
+ * its memory, scheduling itself) and few to run. These say which ones a
+ * caller lacks, and drop what the run loop does not use.
+ */
+#ifndef STARVD_CAPS_H
+#define STARVD_CAPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "backend.h"
+#include "options.h"
+
+/*
+ * Does this process lack what loading BPF tracing programs needs (CAP_BPF
+ * and CAP_PERFMON, or CAP_SYS_ADMIN)? If so, @buf says which and why
+ * ("this process lacks CAP_BPF and CAP_PERFMON (it runs as uid 65534, not
+ * as root)") and it returns true; false and "" otherwise.
+ */
+bool caps_explain_bpf(char *buf, size_t len);
+
+/*
+ * Before anything else: boosting other tasks needs CAP_SYS_NICE, unless
+ * starvd only reports (-l). Returns -1 after saying what to do when the
+ * process lacks it.
+ */
+int caps_check_start(const struct config *cfg);
+
+/*
+ * Once the backend, the journal and protect_self() are set up, keep only
+ * the capabilities the run loop uses: CAP_SYS_NICE (boosts; not with -l),
+ * CAP_NET_ADMIN (netlink backend), CAP_SYS_ADMIN + CAP_SYS_PTRACE +
+ * CAP_DAC_READ_SEARCH (--kstack), CAP_IPC_LOCK (--mlock), and CAP_BPF (or
+ * CAP_SYS_ADMIN) only if a read of the BPF backend fails without it
+ * (kernels before 6.5 with unprivileged BPF disabled). Everything else
+ * leaves the effective, permitted, inheritable, ambient and (given
+ * CAP_SETPCAP) bounding sets; no_new_privs is set. Logs what it kept.
+ * Returns -1 after logging when it cannot.
+ */
+int caps_drop(const struct config *cfg, struct backend *b);
+
+#endif

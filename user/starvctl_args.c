@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "starvctl_args.h"
+#include "util.h"
+#include "version.h"
+
+static const char usage_text[] =
+"Usage: starvctl [options] info|cpus|tasks|status|metrics\n"
+"  info                 backend and clock in use\n"
+"  cpus                 per-CPU waiters, longest wait and the task on the CPU\n"
+"  tasks                tasks that are runnable but not running\n"
+"  status               the running starvd: backend, CPUs, boosts, counters\n"
+"  metrics              Prometheus text format (node_exporter textfile)\n"
+"Options:\n"
+"  -c, --cpu N          only CPU N\n"
+"  -m, --min-wait S     only waits of at least S seconds (decimals allowed)\n"
+"  -j, --json           JSON output\n"
+"  -b, --backend NAME   auto (default), bpf or netlink\n"
+"      --bpf-mode MODE  auto, sched_info or tracking\n"
+"      --run-dir DIR    the daemon's --run-dir (default /run/starvd)\n"
+"  -o, --output FILE    metrics: replace FILE atomically instead of stdout\n"
+"  -V, --version, -h, --help\n";
+
+static enum parse_result __attribute__((format(printf, 3, 4)))
+usage_error(char *err, size_t len, const char *fmt, ...)
+{
+	size_t n;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	n = strlen(err);
+	snprintf(err + n, len - n, " (see starvctl --help)");
+	return PARSE_ERROR;
+}
+
+enum parse_result ctl_parse_args(int argc, char **argv, int nr_cpus,
+				 struct ctl *c, char *err, size_t len)
+{
+	static const struct option opts[] = {
+		{ "cpu", required_argument, NULL, 'c' },
+		{ "min-wait", required_argument, NULL, 'm' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "bpf-mode", required_argument, NULL, 'B' },
+		{ "run-dir", required_argument, NULL, 'R' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	static const char optstring[] = ":c:m:jb:o:Vh";
+	const char *what;
+	char name[4];
+	int opt;
+	long v;
+
+	*c = (struct ctl) { .cpu = -1, .run_dir = "/run/starvd" };
+	optind = 0;	/* 0: see parse_options() */
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, optstring, opts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			if (parse_int(optarg, 0, nr_cpus - 1, &v)) {
+				snprintf(err, len,
+					 "--cpu: CPU '%s' does not exist (this machine has CPUs 0-%d)",
+					 optarg, nr_cpus - 1);
+				return PARSE_ERROR;
+			}
+			c->cpu = v;
+			break;
+		case 'm':
+			if (parse_seconds(optarg, &c->min_wait_ns))
+				return usage_error(err, len,
+						   "--min-wait: '%s' is not a positive number of seconds",
+						   optarg);
+			break;
+		case 'j':
+			c->json = true;
+			break;
+		case 'b':
+			if (parse_backend_name(optarg, &c->backend))
+				return usage_error(err, len, "--backend: "
+						   BACKEND_NAMES_HELP, optarg);
+			break;
+		case 'B':
+			if (parse_bpf_mode_name(optarg, &c->bpf_mode))
+				return usage_error(err, len, "--bpf-mode: "
+						   BPF_MODE_NAMES_HELP, optarg);
+			break;
+		case 'R':
+			c->run_dir = optarg;
+			break;
+		case 'o':
+			c->output = optarg;
+			break;
+		case 'V':
+			printf("starvctl %s\n", STARVD_VERSION);
+			return PARSE_EXIT;
+		case 'h':
+			fputs(usage_text, stdout);
+			return PARSE_EXIT;
+		case ':':
+			what = getopt_bad_option(opt, argv, optstring, name,
+						 sizeof(name));
+			return usage_error(err, len,
+					   "option '%s' needs a value", what);
+		default:
+			what = getopt_bad_option(opt, argv, optstring, name,
+						 sizeof(name));
+			return usage_error(err, len, "unknown option '%s'",
+					   what);
+		}
+	}
+	if (optind == argc - 1)
+		c->command = argv[optind];
+	return PARSE_OK;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The daemon's state for starvctl status/metrics: <run-dir>/state, a small
+ * text file the daemon rewrites (atomic rename) whenever a counter or a
+ * boost changes and removes when it exits. Not fsync'd: it describes a
+ * running daemon and means nothing after a reboot.
+ */
+#ifndef STARVD_STATE_H
+#define STARVD_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define STATE_FILE	"state"
+
+struct cpu_stats {
+	uint64_t starving;	/* starvation events */
+	uint64_t boosts;
+	uint64_t failures;	/* boosts that could not be applied */
+};
+
+struct boost_info {
+	uint32_t tid;
+	int cpu;
+	char policy[16];	/* SCHED_DEADLINE or SCHED_FIFO */
+	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC */
+	char comm[16];
+};
+
+struct daemon_state {
+	pid_t pid;
+	uint64_t start_time;	/* CLOCK_REALTIME, seconds */
+	uint64_t updated_ns;	/* CLOCK_MONOTONIC of the last write */
+	char version[16];
+	char backend[64];	/* backend->desc */
+	char cpus[256];		/* monitored CPUs, "all" or a list */
+	char boost_mode[16];	/* deadline, fifo or log-only */
+	uint64_t threshold_ns;
+	uint64_t runtime_ns, period_ns, duration_ns;
+	int nr_cpus;
+	struct cpu_stats *cpu;	/* nr_cpus entries */
+	size_t nr_boosting;
+	struct boost_info *boosting;
+};
+
+/* Write @s to @path atomically; -errno on error. */
+int state_write(const char *path, const struct daemon_state *s);
+/* Parse a state file's text; fills @s (state_free() it); -EINVAL if bad. */
+int state_parse(const char *buf, struct daemon_state *s);
+/* Read and parse @path; -errno (-ENOENT: no daemon wrote one). */
+int state_read(const char *path, struct daemon_state *s);
+void state_free(struct daemon_state *s);
+
+/* Is the process that wrote @s still running as starvd? */
+bool state_daemon_alive(const struct daemon_state *s);
+
+#endif
