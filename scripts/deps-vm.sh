@@ -34,7 +34,7 @@ pkgs=(
 	python3 python3-yaml python3-jsonschema
 	linux-source-6.1 linux-source-6.12
 	gcc-multilib libnl-genl-3-dev libnl-3-dev pkg-config
-	libnl-genl-3-dev:i386 libnl-3-dev:i386
+	libnl-genl-3-dev:i386 libnl-3-dev:i386 libcap-dev libcap-dev:i386
 	"linux-headers-$KVER_61" "linux-headers-$KVER_612"
 	"linux-headers-$KVER_686:i386"
 )

@@ -7,7 +7,10 @@ set -euo pipefail
 
 pkgs=(
 	make gcc clang llvm bpftool pkg-config
-	libbpf-dev libelf-dev zlib1g-dev libnl-genl-3-dev libnl-3-dev
+	# libFuzzer and the sanitizers' runtimes for clang (make fuzz):
+	# libclang-rt-14-dev on bookworm, a Recommends of clang's.
+	libclang-rt-dev
+	libbpf-dev libelf-dev zlib1g-dev libnl-genl-3-dev libnl-3-dev libcap-dev
 	linux-source-6.12
 )
 

@@ -5,10 +5,14 @@
 # suite in $RESULTS (see summary.sh). Without RESULTS it prints the
 # summary itself.
 #
-# Usage: run.sh BINDIR [unit] [host]
+# Usage: run.sh BINDIR [unit] [host] [load]
 #   unit   pure logic, no root needed
 #   host   real starvation through the backend in $STARVD_TEST_BACKEND
 #          (bpf: each mode of $STARVD_TEST_BPF_MODES) and the CLI tests
+#   load   the soak: real starvation injected under 10,000 threads and a
+#          fork/exit and context-switch storm for $STARVD_LOAD_SECONDS
+#          (default 180) per backend / BPF mode, as for host. Not part of
+#          host: guests run host under TCG, where it would not fit.
 # Environment: STARVD_BIN_DIR (starvd, starvctl; default ../user),
 #   SUITE_PREFIX (prepended to suite names, e.g. "vm-6.12-").
 set -u
@@ -23,13 +27,34 @@ if [ -z "${RESULTS:-}" ]; then
 	own_results=1
 fi
 rt_path=/proc/sys/kernel/sched_rt_runtime_us
+# One run at a time on a machine: a second run would save the first's
+# "-1" as the value to restore, and their busy loops would share a CPU.
+# (Only where flock runs: the 686 test guest sees the host's 64-bit one.)
+if [ "$(id -u)" = 0 ] && flock -V >/dev/null 2>&1; then
+	exec 9>/run/starvd-selftests.lock
+	flock 9 || exit 1
+fi
 rt_saved=$(cat $rt_path 2>/dev/null)
+# The daemons under test journal their boosts in $run_dir. /run is tmpfs
+# on any systemd machine; where it is not (this may be a bare container),
+# a tmpfs of its own keeps the tests as fast as the real thing: on disk,
+# every boost would wait for an fsync that needs the very kernel threads
+# the busy loops starve.
+run_dir=/run/starvd-selftests
+own_tmpfs=
+if [ "$(id -u)" = 0 ] && [ "$(stat -f -c %T /run 2>/dev/null)" != tmpfs ] &&
+   ! mountpoint -q $run_dir 2>/dev/null; then
+	mkdir -p $run_dir &&
+		mount -t tmpfs -o mode=0700,size=4m starvd-selftests $run_dir &&
+		own_tmpfs=1
+fi
 
 # Whatever happens to a test, RT throttling comes back and no busy loop
 # outlives the run (each test also cleans up after itself).
 cleanup() {
 	[ -x "$STARVD_BIN_DIR/starvd" ] &&
-		"$STARVD_BIN_DIR/starvd" --restore --run-dir /run/starvd-selftests
+		"$STARVD_BIN_DIR/starvd" --restore --run-dir $run_dir
+	[ -z "$own_tmpfs" ] || umount $run_dir
 	if [ -n "$rt_saved" ] && [ "$(cat $rt_path)" != "$rt_saved" ]; then
 		echo "# restoring kernel.sched_rt_runtime_us=$rt_saved"
 		echo "$rt_saved" > $rt_path
@@ -56,27 +81,41 @@ run_one() {	# name binary [VAR=value...]
 	rm -f "$out"
 }
 
+# per_mode NAME BINARY: once per BPF mode with the BPF backend, else once.
+per_mode() {
+	if [ "$backend" = bpf ]; then
+		for mode in ${STARVD_TEST_BPF_MODES:-sched_info tracking}; do
+			run_one "$1-bpf-$mode" "$bindir/$2" \
+				STARVD_TEST_BACKEND=bpf STARVD_TEST_BPF_MODE=$mode
+		done
+	else
+		run_one "$1-$backend" "$bindir/$2" STARVD_TEST_BACKEND="$backend"
+	fi
+}
+
 cd "$here" || exit 1
 for suite in $suites; do
 	case $suite in
 	unit)
 		for t in options cpuset detect journal; do
 			run_one "unit-$t" "$bindir/test_$t"
-		done ;;
+		done
+		# The fuzz targets over their seeds and regressions (make fuzz).
+		run_one "unit-fuzz-replay" "$bindir/fuzz_replay" \
+			STARVD_FUZZ_DIR="$here/fuzz" ;;
 	host)
 		backend=${STARVD_TEST_BACKEND:-bpf}
-		if [ "$backend" = bpf ]; then
-			for mode in ${STARVD_TEST_BPF_MODES:-sched_info tracking}; do
-				run_one "starvation-bpf-$mode" "$bindir/test_starvation" \
-					STARVD_TEST_BACKEND=bpf STARVD_TEST_BPF_MODE=$mode
-			done
-		else
-			run_one "starvation-$backend" "$bindir/test_starvation" \
-				STARVD_TEST_BACKEND="$backend"
-		fi
-		run_one "cli-$backend" "$bindir/test_cli" STARVD_TEST_BACKEND="$backend" ;;
+		per_mode starvation test_starvation
+		run_one "resilience-$backend" "$bindir/test_resilience" \
+			STARVD_TEST_BACKEND="$backend"
+		run_one "cli-$backend" "$bindir/test_cli" STARVD_TEST_BACKEND="$backend"
+		run_one "privileges-$backend" "$bindir/test_privileges" \
+			STARVD_TEST_BACKEND="$backend" ;;
+	load)
+		backend=${STARVD_TEST_BACKEND:-bpf}
+		per_mode load test_load ;;
 	*)
-		echo "run.sh: unknown suite '$suite' (unit, host)" >&2
+		echo "run.sh: unknown suite '$suite' (unit, host, load)" >&2
 		exit 2 ;;
 	esac
 done

@@ -20,39 +20,6 @@
 #include "throttle.h"
 #include "util.h"
 
-/* Run argv, capture stdout+stderr into out; returns the exit status. */
-static int run(const char *const *argv, char *out, size_t len)
-{
-	int fds[2], status;
-	size_t off = 0;
-	ssize_t n;
-	pid_t pid;
-
-	if (pipe(fds))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		dup2(fds[1], 1);
-		dup2(fds[1], 2);
-		close(fds[0]);
-		close(fds[1]);
-		execv(argv[0], (char **)argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	while (off + 1 < len && (n = read(fds[0], out + off, len - 1 - off)) > 0)
-		off += n;
-	out[off] = '\0';
-	close(fds[0]);
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-#define RUN(out, ...) ({ \
-	const char *const _argv[] = { __VA_ARGS__, NULL }; \
-	run(_argv, out, sizeof(out)); \
-})
-
 TEST(bad_options_exit_2_and_name_the_option)
 {
 	char out[4096];

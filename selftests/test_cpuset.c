@@ -46,6 +46,28 @@ TEST(malformed)
 	}
 }
 
+/*
+ * Found by fuzzing: a list cut to fit a buffer ("0-3,1" for "0-3,10-11")
+ * read back as another valid list.
+ */
+TEST(format_cut_between_cpus)
+{
+	struct cpuset s, back;
+	char buf[8];
+
+	ASSERT_EQ(0, cpuset_parse("0-3,10-11", 16, &s, NULL));
+	cpuset_format(&s, buf, 6);
+	EXPECT_STREQ("...", buf);
+	cpuset_format(&s, buf, sizeof(buf));
+	EXPECT_STREQ("0-3,...", buf);
+	EXPECT_NE(0, cpuset_parse(buf, 16, &back, NULL));
+	cpuset_format(&s, buf, 2);
+	EXPECT_STREQ("", buf);
+	ASSERT_EQ(0, cpuset_parse("1-2", 16, &s, NULL));
+	cpuset_format(&s, buf, 4);
+	EXPECT_STREQ("1-2", buf);
+}
+
 TEST(machine_has_cpus)
 {
 	EXPECT_LE(1, cpus_possible());

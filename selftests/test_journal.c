@@ -50,6 +50,47 @@ TEST(corrupt_entries_rejected)
 	EXPECT_NE(0, journal_parse("garbage", &e));
 }
 
+static int parse_with(const char *tid, const char *start, const char *saved)
+{
+	struct journal_entry e;
+	char buf[512];
+
+	snprintf(buf, sizeof(buf),
+		 "starvd-journal 1\ntid %s\nstart %s\nsaved %s\n"
+		 "applied 6 0 0 0 20000 1000000000 1000000000\ncomm x\n",
+		 tid, start, saved);
+	return journal_parse(buf, &e);
+}
+
+/*
+ * Found by fuzzing: sscanf() took "tid 4294967297" for pid 1, "-1" for a
+ * policy, and spaces and signs the format never writes.
+ */
+TEST(out_of_range_numbers_rejected)
+{
+	EXPECT_EQ(0, parse_with("5", "1", "0 0 -20 0 0 0 0"));
+	EXPECT_EQ(0, parse_with("2147483647", "18446744073709551615",
+				"4294967295 18446744073709551615 19 99 1 2 3"));
+	EXPECT_NE(0, parse_with("4294967297", "1", "0 0 0 0 0 0 0"));
+	EXPECT_NE(0, parse_with("2147483648", "1", "0 0 0 0 0 0 0"));
+	EXPECT_NE(0, parse_with("0", "1", "0 0 0 0 0 0 0"));
+	EXPECT_NE(0, parse_with("-5", "1", "0 0 0 0 0 0 0"));
+	EXPECT_NE(0, parse_with("+5", "1", "0 0 0 0 0 0 0"));
+	EXPECT_NE(0, parse_with("05", "1", "0 0 0 0 0 0 0"));
+	EXPECT_NE(0, parse_with(" 5", "1", "0 0 0 0 0 0 0"));
+	EXPECT_NE(0, parse_with("5", "1", "0 0 -0 0 0 0 0"));
+	EXPECT_NE(0, parse_with("5", "1", "0  0 0 0 0 0 0"));
+	EXPECT_NE(0, parse_with("5", "18446744073709551616", "0 0 0 0 0 0 0"));
+	EXPECT_NE(0, parse_with("5", "-1", "0 0 0 0 0 0 0"));
+	EXPECT_NE(0, parse_with("5", "1", "-1 0 0 0 0 0 0"));
+	EXPECT_NE(0, parse_with("5", "1", "4294967296 0 0 0 0 0 0"));
+	EXPECT_NE(0, parse_with("5", "1", "0 0 20 0 0 0 0"));
+	EXPECT_NE(0, parse_with("5", "1", "0 0 -21 0 0 0 0"));
+	EXPECT_NE(0, parse_with("5", "1", "0 0 0 100 0 0 0"));
+	EXPECT_NE(0, parse_with("5", "1", "0 0 0 0 0 0"));
+	EXPECT_NE(0, parse_with("5", "1", "0 0 0 0 0 0 0 0"));
+}
+
 TEST(add_load_remove)
 {
 	char dir[] = "/tmp/starvd-journal.XXXXXX", cmd[128];

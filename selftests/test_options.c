@@ -176,4 +176,99 @@ TEST(unknown_option_and_missing_value)
 	config_free(&p.cfg);
 }
 
+/* Found by fuzzing: the option named is the one at fault. */
+TEST(bad_option_inside_a_group)
+{
+	static const struct { const char *args[3], *says; } t[] = {
+		{ { "-vx" }, "unknown option '-x'" },
+		{ { "--json", "-vx" }, "unknown option '-x'" },
+		{ { "-l", "-:" }, "unknown option '-:'" },
+		{ { "-vc" }, "option '-c' needs a value" },
+		{ { "-v", "--cpu" }, "option '--cpu' needs a value" },
+		{ { "--force_fifo=1" }, "'--force_fifo=1'" },
+	};
+	struct parsed p;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		const char *const *a = t[i].args;
+
+		if (a[1])
+			PARSE(&p, a[0], a[1]);
+		else
+			PARSE(&p, a[0]);
+		EXPECT_EQ(PARSE_ERROR, p.res);
+		EXPECT_TRUE(NULL != strstr(p.err, t[i].says))
+			TH_LOG("%s %s: '%s'", a[0], a[1] ? a[1] : "", p.err);
+	}
+}
+
+/*
+ * Found by fuzzing: a parse that stopped inside "-hv" left getopt there,
+ * and the next parse went on with the "v" of the old command line.
+ */
+TEST(parse_again_after_an_early_return)
+{
+	struct parsed p;
+
+	PARSE(&p, "-hv");
+	ASSERT_EQ(PARSE_EXIT, p.res);
+	PARSE(&p, "-c", "1");
+	ASSERT_EQ(PARSE_OK, p.res) TH_LOG("%s", p.err);
+	EXPECT_FALSE(p.cfg.verbose);
+	EXPECT_FALSE(p.cfg.foreground);
+	config_free(&p.cfg);
+	PARSE(&p, "-xk");
+	ASSERT_EQ(PARSE_ERROR, p.res);
+	PARSE(&p, "-f");
+	ASSERT_EQ(PARSE_OK, p.res) TH_LOG("%s", p.err);
+	EXPECT_FALSE(p.cfg.log_kmsg);
+	config_free(&p.cfg);
+}
+
+/* Found by fuzzing: a refused command line leaves nothing allocated. */
+TEST(refused_command_line_frees_its_regexes)
+{
+	struct parsed p;
+
+	PARSE(&p, "-i", "kworker,ksoftirqd", "-I", "(");
+	ASSERT_EQ(PARSE_ERROR, p.res);
+	EXPECT_EQ(0, p.cfg.ignore_threads.n);
+	EXPECT_EQ(NULL, p.cfg.ignore_threads.re);
+	EXPECT_EQ(NULL, p.cfg.ignore_processes.re);
+	/* An empty list is refused after another one too. */
+	PARSE(&p, "-i", "kworker", "-i", ",");
+	EXPECT_EQ(PARSE_ERROR, p.res);
+	EXPECT_TRUE(NULL != strstr(p.err, "empty list")) TH_LOG("%s", p.err);
+}
+
+/*
+ * Found by fuzzing: glibc's regcomp() copies what a repetition repeats,
+ * and took all the memory for "d+++...". Refused, but not real lists.
+ */
+TEST(regex_too_complex)
+{
+	static const char *const bad[] = {
+		"d++++++++++++++++++++++++++++++++++++++++++++++++pdk",
+		"((a{99}){99}){99}",
+		"(a{20001}){20001}",
+		"((((((((((((x+)+)+)+)+)+)+)+)+)+)+)+)",
+	};
+	struct parsed p;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		PARSE(&p, "-I", bad[i]);
+		EXPECT_EQ(PARSE_ERROR, p.res) TH_LOG("%s", bad[i]);
+		EXPECT_TRUE(NULL != strstr(p.err, "too complex"))
+			TH_LOG("%s: '%s'", bad[i], p.err);
+	}
+	PARSE(&p, "-i", "kworker/[0-9]+:[0-9]+(H)?,(ksoftirqd|rcuc)/[[:digit:]]{1}[0-9]*",
+	      "-I", "(a?){600},x{1999}");
+	ASSERT_EQ(PARSE_OK, p.res) TH_LOG("%s", p.err);
+	EXPECT_TRUE(regex_list_match(&p.cfg.ignore_threads, "kworker/3:1H"));
+	EXPECT_TRUE(regex_list_match(&p.cfg.ignore_threads, "rcuc/12"));
+	config_free(&p.cfg);
+}
+
 TEST_HARNESS_MAIN

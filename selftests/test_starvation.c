@@ -5,104 +5,11 @@
  * starvd running on CPU 0. The backend is chosen by STARVD_TEST_BACKEND
  * (bpf, netlink) and the BPF mode by STARVD_TEST_BPF_MODE.
  */
-#include <errno.h>
-#include <signal.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+#include <sched.h>
 
 #include "kselftest_harness.h"
 
-#include "lib/daemon_proc.h"
-#include "lib/workload.h"
-#include "sched_attr.h"
-#include "util.h"
-
-#define HOG_PRIO	50
-#define VICTIM_PRIO	10
-#define HOG_MAX_S	25
-#define EVENT_MS	8000	/* generous: a hang, not a speed, fails */
-
-FIXTURE(starve) {
-	long saved_rt;
-	bool rt_changed;
-	int cpu;
-	pid_t hog;
-	struct victim v;
-	struct daemon_proc *d;
-	char line[2048];
-};
-
-FIXTURE_SETUP(starve)
-{
-	struct victim_spec spec = {
-		.proc_name = "stv-proc",
-		.thread_name = "stv-victim",
-		.attr = fifo_attr(VICTIM_PRIO),
-		.sleep_ns = 5 * NSEC_PER_MSEC,
-	};
-
-	if (geteuid())
-		SKIP(return, "needs root");
-	self->cpu = test_cpu();
-	if (self->cpu == 0)
-		SKIP(return, "needs two CPUs");
-	ASSERT_EQ(0, rt_throttle_off(&self->saved_rt));
-	self->rt_changed = true;
-	self->d = calloc(1, sizeof(*self->d));
-	ASSERT_NE(NULL, self->d);
-	spec.cpu = self->cpu;
-	ASSERT_EQ(0, victim_start(&spec, &self->v));
-	self->hog = hog_start(self->cpu, HOG_PRIO, HOG_MAX_S);
-	ASSERT_LT(0, self->hog);
-	ASSERT_TRUE(victim_stuck(&self->v)) TH_LOG("no starvation");
-}
-
-FIXTURE_TEARDOWN(starve)
-{
-	kill_and_reap(self->hog);
-	if (self->rt_changed)
-		rt_throttle_restore(self->saved_rt);
-	if (self->d && self->d->pid)
-		daemon_stop(self->d, SIGKILL, 2000);
-	victim_stop(&self->v);
-	free(self->d);
-}
-
-static void expect_attr(struct __test_metadata *_metadata, pid_t tid,
-			const struct sched_attr *want)
-{
-	struct sched_attr cur;
-
-	ASSERT_EQ(0, sched_getattr_tid(tid, &cur));
-	EXPECT_EQ(want->sched_policy, cur.sched_policy);
-	EXPECT_EQ(want->sched_priority, cur.sched_priority);
-	EXPECT_EQ(want->sched_nice, cur.sched_nice);
-	EXPECT_EQ(want->sched_flags & SCHED_FLAG_RESET_ON_FORK,
-		  cur.sched_flags & SCHED_FLAG_RESET_ON_FORK);
-}
-
-/* Start another task on the test CPU: the hog must not spin meanwhile. */
-static void add_victim(struct __test_metadata *_metadata,
-		       FIXTURE_DATA(starve) *self,
-		       const struct victim_spec *spec, struct victim *v)
-{
-	kill_and_reap(self->hog);
-	ASSERT_EQ(0, victim_start(spec, v));
-	self->hog = hog_start(self->cpu, HOG_PRIO, HOG_MAX_S);
-	ASSERT_LT(0, self->hog);
-}
-
-#define START(...) do { \
-	const char *const _args[] = { __VA_ARGS__, NULL }; \
-	ASSERT_EQ(0, daemon_start(self->d, _args)); \
-} while (0)
-
-#define WAIT_EVENT(ev, tid) \
-	ASSERT_EQ(0, daemon_wait_event(self->d, ev, tid, EVENT_MS, \
-				       self->line, sizeof(self->line))) \
-		TH_LOG("no '%s' event for %d; stderr:\n%s", ev, (int)(tid), \
-		       self->d->err)
+#include "lib/starve_fixture.h"
 
 /* Detected, boosted, progress during the boost, restored exactly. */
 static void boost_cycle(struct __test_metadata *_metadata,
@@ -196,6 +103,63 @@ TEST_F_TIMEOUT(starve, reported_wait_is_real, 40)
 		       (long long)real);
 	EXPECT_LE((int64_t)(NSEC_PER_SEC / 2),
 		  json_int(self->line, "waited_ns"));
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+/*
+ * The edges of a wait (sched_info semantics, kept by both BPF modes and
+ * the module): a policy change of a queued task keeps its wait, a
+ * migration to another runqueue starts a new one.
+ */
+TEST_F_TIMEOUT(starve, policy_change_keeps_the_wait, 40)
+{
+	struct sched_attr higher = fifo_attr(VICTIM_PRIO + 1);
+	pid_t tid = self->v.st->tid;
+	int64_t start, real;
+
+	kill_and_reap(self->hog);
+	START("-t", "1", "-l");
+	ASSERT_TRUE(daemon_wait_output(self->d, "monitoring CPUs", EVENT_MS));
+	self->hog = hog_start(self->cpu, HOG_PRIO, HOG_MAX_S);
+	usleep(400 * 1000);
+	ASSERT_EQ(0, sched_setattr_tid(tid, &higher));
+	WAIT_EVENT("starving", tid);
+	start = json_int(self->line, "wait_start_ns");
+	real = victim_wait_start(&self->v, 5 * NSEC_PER_MSEC,
+				 json_int(self->line, "read_time_ns"));
+	/* Restarted at the change, it would be 400 ms late. */
+	EXPECT_GT(100 * (int64_t)NSEC_PER_MSEC, llabs(start - real))
+		TH_LOG("reported start %lld, real %lld", (long long)start,
+		       (long long)real);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+TEST_F_TIMEOUT(starve, migration_starts_a_new_wait, 40)
+{
+	pid_t tid = self->v.st->tid, hogs[64];
+	int64_t start, moved;
+	cpu_set_t to;
+	int n;
+
+	test_above_hogs(_metadata);
+	kill_and_reap(self->hog);
+	START("-t", "1", "-l");
+	ASSERT_TRUE(daemon_wait_output(self->d, "monitoring CPUs", EVENT_MS));
+	n = hog_other_cpus(self, hogs, HOG_PRIO);
+	ASSERT_LT(0, n);
+	self->hog = hog_start(self->cpu, HOG_PRIO, HOG_MAX_S);
+	usleep(400 * 1000);
+	/* Queued since; moved to CPU 0, behind its busy loop. */
+	CPU_ZERO(&to);
+	CPU_SET(0, &to);
+	moved = now_ns();
+	ASSERT_EQ(0, sched_setaffinity(tid, sizeof(to), &to));
+	WAIT_EVENT("starving", tid);
+	EXPECT_EQ(0, json_int(self->line, "cpu"));
+	start = json_int(self->line, "wait_start_ns");
+	EXPECT_LE(moved, start) TH_LOG("the wait did not restart: started %lld ns before the move",
+				     (long long)(moved - start));
+	kill_hogs(self, hogs, n);
 	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
 }
 

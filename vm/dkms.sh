@@ -5,7 +5,8 @@
 # (a minimal copy of the tree: dkms.conf, kmod/, the ABI header)
 # and build and install it for each kernel release given, running or not.
 # Their headers must be installed (/lib/modules/KVER/build): see
-# scripts/deps-vm.sh. Replaces a previous registration of the same version.
+# scripts/deps-vm.sh. Replaces a previous registration of the same version,
+# rebuilding the module for the kernels that had it as well.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -22,13 +23,24 @@ cp "$STARVD_TOP/dkms.conf" "$stage/"
 cp "$STARVD_TOP"/kmod/{Kbuild,compat.h,starvd.c} "$stage/kmod/"
 cp "$STARVD_TOP/include/starvd/abi.h" "$stage/include/starvd/"
 
+# Replacing the registration removes the module from every kernel: build
+# it again for those that had it too (vm/check.sh 686 must not take it
+# from the 6.1 and 6.12 guests of a run that follows).
+kernels=" $* "
+for k in $(dkms status "starvd/$ver" 2>/dev/null |
+	   sed -n 's/^[^,]*, \([^,]*\),.*: installed.*/\1/p'); do
+	case $kernels in
+	*" $k "*) ;;
+	*) [ ! -e "/lib/modules/$k/build" ] || kernels="$kernels$k " ;;
+	esac
+done
 if [ -n "$(dkms status "starvd/$ver" 2>/dev/null)" ]; then
 	dkms remove -q "starvd/$ver" --all >/dev/null ||
 		die "dkms remove starvd/$ver failed: see 'dkms status'"
 fi
 rm -rf "/usr/src/starvd-$ver"
 dkms add -q "$stage" >/dev/null || die "dkms add $stage failed"
-for k in "$@"; do
+for k in $kernels; do
 	[ -e "/lib/modules/$k/build" ] ||
 		die "no headers for $k (/lib/modules/$k/build): run scripts/deps-vm.sh or apt-get install linux-headers-$k"
 	t0=$(date +%s.%N)

@@ -18,66 +18,8 @@ BIN=${STARVD_BIN_DIR:?}
 : "${RESULTS:?}"
 NL=$B/kmod-tests/nlcheck
 kver=$(uname -r)
-n=0
-pass=0
-fail=0
 t0=$(date +%s)
-
-ok() {	# ok STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		pass=$((pass + 1))
-		echo "ok $n - $2"
-	else
-		fail=$((fail + 1))
-		echo "not ok $n - $2"
-	fi
-}
-
-# Run a command that prints TAP lines: count each as one of ours.
-tap_from() {
-	out=$("$@" 2>&1)
-	echo "$out" | grep -vE '^(not )?ok [0-9]+ ' | sed 's/^/# /'
-	res=$(echo "$out" | grep -E '^(not )?ok [0-9]+ ')
-	[ -n "$res" ] || res="not ok 0 - $* printed no result"
-	echo "$res" | while IFS= read -r l; do
-		case $l in
-		"not ok "*) echo 1 "${l#not ok * - }" ;;
-		*) echo 0 "${l#ok * - }" ;;
-		esac
-	done >/tmp/tap.$$
-	while read -r st desc; do
-		ok "$st" "$desc"
-	done </tmp/tap.$$
-	rm -f /tmp/tap.$$
-}
-
-# util-linux setpriv in the amd64 guests; busybox su (whose /bin/sh is
-# busybox there) in the 686 guest.
-as_nobody() {
-	if [ "$guest" = 686 ]; then
-		su -s /bin/sh nobody -c "$*"
-	else
-		setpriv --reuid=65534 --regid=65534 --clear-groups \
-			--inh-caps=-all --bounding-set=-all "$@"
-	fi
-}
-
-# modprobe finds the DKMS module through modules.dep (depmod ran at
-# install time); busybox modprobe in the 686 guest reads it too.
-load() {
-	modprobe starvd "$@"
-}
-
-unload_busy() {	# rmmod, retrying while a query holds the module
-	i=0
-	while ! rmmod starvd 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 100 ] || break
-		sleep 0.05
-	done
-	[ ! -d /sys/module/starvd ]
-}
+. selftests/kmod/guest-lib.sh
 
 echo "TAP version 13"
 echo "# guest $guest, kernel $kver"
@@ -158,7 +100,7 @@ fi
 loop=$!
 sleep 1
 unload_busy
-ok $? "module unloads while queries run ($i busy retries)"
+ok $? "module unloads while queries run ($busy_tries busy retries)"
 sleep 1
 load
 ok $? "module loads again"
@@ -170,14 +112,17 @@ st=$?
 sed 's/^/# /' /tmp/loop.$$
 rm -f /tmp/loop.$$
 ok $st "the query loop saw only clean errors"
-! dmesg | tail -n +$((dmesg_skip + 1)) | grep -E 'BUG|WARNING|Oops|refcount_t|general protection|starvd.*(error|cannot)'
+! dmesg_bad "$dmesg_skip"
 ok $? "no kernel warning in dmesg"
 
 echo "1..$n"
 echo "# $(($(date +%s) - t0))s of module checks"
 echo "vm-$guest-kmod # Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0" >>"$RESULTS"
 
-# 9. the daemon's real-starvation selftests through the module (and BPF)
+# 9. faults the module and the daemon must survive (own results line)
+sh selftests/kmod/guest-faults.sh
+
+# 10. the daemon's real-starvation selftests through the module (and BPF)
 # run.sh is bash; the 686 guest has only busybox sh for it.
 shell=bash
 [ "$guest" = 686 ] && shell=sh

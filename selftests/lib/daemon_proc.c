@@ -35,6 +35,19 @@ const char *test_backend(void)
 
 int daemon_start(struct daemon_proc *d, const char *const *args)
 {
+	/* As the systemd unit does: above the busy loops it watches. */
+	struct sched_attr rt = {
+		.size = sizeof(rt),
+		.sched_policy = SCHED_FIFO,
+		.sched_priority = DAEMON_PRIO,
+	};
+
+	return daemon_start_as(d, args, &rt);
+}
+
+int daemon_start_as(struct daemon_proc *d, const char *const *args,
+		    const struct sched_attr *attr)
+{
 	const char *argv[64], *mode = getenv("STARVD_TEST_BPF_MODE");
 	int out[2], err[2], n = 0;
 
@@ -67,15 +80,9 @@ int daemon_start(struct daemon_proc *d, const char *const *args)
 	if (d->pid < 0)
 		return -errno;
 	if (d->pid == 0) {
-		struct sched_attr rt = {
-			.size = sizeof(rt),
-			.sched_policy = SCHED_FIFO,
-			.sched_priority = DAEMON_PRIO,
-		};
-
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		/* As the systemd unit does: above the busy loops it watches. */
-		sched_setattr_tid(0, &rt);
+		if (attr)
+			sched_setattr_tid(0, attr);
 		dup2(out[1], STDOUT_FILENO);
 		dup2(err[1], STDERR_FILENO);
 		execv(argv[0], (char **)argv);
@@ -208,9 +215,63 @@ int daemon_stop(struct daemon_proc *d, int sig, int timeout_ms)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+int run_capture_as(const char *const *argv, char *out, size_t len,
+		   void (*setup)(void *arg), void *arg)
+{
+	int fds[2], status;
+	size_t off = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		dup2(fds[1], 2);
+		close(fds[0]);
+		close(fds[1]);
+		if (setup)
+			setup(arg);
+		execvp(argv[0], (char **)argv);
+		fprintf(stderr, "cannot run %s: %s\n", argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	close(fds[1]);
+	while (off + 1 < len &&
+	       (n = read(fds[0], out + off, len - 1 - off)) > 0)
+		off += n;
+	out[off] = '\0';
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) :
+				   128 + WTERMSIG(status);
+}
+
+int run_capture(const char *const *argv, char *out, size_t len)
+{
+	return run_capture_as(argv, out, len, NULL, NULL);
+}
+
 bool daemon_output_has(const struct daemon_proc *d, const char *s)
 {
 	return strstr(d->out, s) || strstr(d->err, s);
+}
+
+void daemon_trim(struct daemon_proc *d, size_t keep_err)
+{
+	size_t drop;
+
+	/* Both buffers are NUL-terminated at their length. */
+	memmove(d->out, d->out + d->out_pos, d->out_len - d->out_pos + 1);
+	d->out_len -= d->out_pos;
+	d->out_pos = 0;
+	if (d->err_len > keep_err) {
+		drop = d->err_len - keep_err;
+		memmove(d->err, d->err + drop, keep_err + 1);
+		d->err_len = keep_err;
+	}
 }
 
 static const char *json_find(const char *line, const char *key)

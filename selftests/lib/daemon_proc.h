@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "sched_attr.h"
+
 #define TEST_RUN_DIR "/run/starvd-selftests"
 #define DAEMON_PRIO 60
 
@@ -24,6 +26,9 @@ struct daemon_proc {
  * [--bpf-mode <STARVD_TEST_BPF_MODE>] <args...>" (NULL-terminated).
  */
 int daemon_start(struct daemon_proc *d, const char *const *args);
+/* The same with the daemon's scheduling attributes (NULL: inherited). */
+int daemon_start_as(struct daemon_proc *d, const char *const *args,
+		    const struct sched_attr *attr);
 /*
  * Wait up to @timeout_ms for the next JSON event named @event (any event
  * if NULL; and for @tid if non-zero); copies the line to @line. 0 or -ETIMEDOUT.
@@ -36,8 +41,24 @@ bool daemon_wait_output(struct daemon_proc *d, const char *s, int ms);
 void daemon_drain(struct daemon_proc *d, int ms);
 /* Send @sig and wait up to @timeout_ms; returns the exit status or -1. */
 int daemon_stop(struct daemon_proc *d, int sig, int timeout_ms);
+/* Run argv, stdout and stderr into @out; returns the exit status. */
+int run_capture(const char *const *argv, char *out, size_t len);
+/* The same, calling @setup(@arg) in the child before the exec. */
+int run_capture_as(const char *const *argv, char *out, size_t len,
+		   void (*setup)(void *arg), void *arg);
+#define RUN(out, ...) ({ \
+	const char *const _argv[] = { __VA_ARGS__, NULL }; \
+	run_capture(_argv, out, sizeof(out)); \
+})
+
 /* Did stdout or stderr contain @s? */
 bool daemon_output_has(const struct daemon_proc *d, const char *s);
+/*
+ * For long runs: forget the stdout lines daemon_wait_event() has returned
+ * and all but the last @keep_err bytes of stderr, so the buffers never
+ * fill (a full buffer is no longer read and starvd blocks writing).
+ */
+void daemon_trim(struct daemon_proc *d, size_t keep_err);
 
 /* Integer value of "key": in a JSON line, 0 if missing. */
 int64_t json_int(const char *line, const char *key);

@@ -35,10 +35,13 @@ void rt_throttle_restore(long saved)
 	write_string(RT_RUNTIME_PATH, buf);
 }
 
+/* A negative @cpu leaves the affinity as it is. */
 static int pin(pid_t tid, int cpu)
 {
 	cpu_set_t set;
 
+	if (cpu < 0)
+		return 0;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	return sched_setaffinity(tid, sizeof(set), &set) ? -errno : 0;
@@ -197,4 +200,18 @@ int test_cpu(void)
 		if (cpu_online(c))
 			return c;
 	return 0;
+}
+
+bool kernel_has_fair_server(void)
+{
+	char line[256];
+	bool found = false;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, " fair_server_init\n") != NULL;
+	fclose(f);
+	return found;
 }

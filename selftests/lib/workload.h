@@ -25,7 +25,7 @@ struct victim_state {
 struct victim_spec {
 	const char *proc_name;		/* process comm */
 	const char *thread_name;	/* comm of the thread that starves */
-	int cpu;
+	int cpu;			/* -1: not pinned */
 	struct sched_attr attr;		/* applied to the thread */
 	uint64_t sleep_ns;		/* between iterations */
 };
@@ -53,6 +53,13 @@ void kill_and_reap(pid_t pid);
 
 struct sched_attr fifo_attr(int prio);
 struct sched_attr other_attr(int nice);
+
+/*
+ * Does the kernel have the fair server (6.12 and later)? Without it,
+ * SCHED_OTHER tasks, kernel threads included, really starve behind a busy
+ * loop.
+ */
+bool kernel_has_fair_server(void);
 
 /* The CPU the tests starve: the last online one. */
 int test_cpu(void);

@@ -1,0 +1,395 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Faults the module and the daemon must survive, run inside a test guest
+# by guest-tests.sh (or alone, from the top of the tree, with the same
+# environment). POSIX sh: the 686 guest runs it with busybox. Prints TAP
+# and records one results line, vm-GUEST-faults, in $RESULTS.
+#
+#  1. nlfuzz: tens of thousands of random and malformed generic-netlink
+#     messages at the family; every answer checked; the module still
+#     answers; the kernel logs no warning.
+#  2. the module loaded and unloaded 110 times while a query loop runs:
+#     no oops, no leak (slab and vmalloc counts, see fault2).
+#  3. the module unloaded under a running starvd -b netlink: the daemon
+#     says so once, starvctl says to load it, the daemon takes the module
+#     back when it is loaded again and detects a real starvation.
+#  4. CPU 1 offline and back while starvd monitors it (netlink, and BPF
+#     in the 64-bit guests): it starts with the CPU offline, detects a
+#     starvation on it once online, logs no error.
+#  5. (64-bit guests) BPF cannot load (root without CAP_BPF, CAP_PERFMON
+#     and CAP_SYS_ADMIN): -b auto says why and uses the module; without
+#     the module too, starvd and starvctl exit 1 naming both.
+#  6. starvctl -b netlink as nobody: exit 1, saying what it needs.
+#
+# Environment: as guest-tests.sh (STARVD_VM_GUEST, RESULTS, STARVD_BUILD,
+# STARVD_BIN_DIR), STARVD_FUZZ_SEED and STARVD_FUZZ_COUNT for nlfuzz
+# (default: a new seed each run, printed; 60000 messages), and
+# STARVD_FAULTS, the checks to run (default "1 2 3 4 5 6").
+guest=${STARVD_VM_GUEST:?run inside a guest, see vm/check.sh}
+B=${STARVD_BUILD:?}
+BIN=${STARVD_BIN_DIR:?}
+: "${RESULTS:?}"
+NL=$B/kmod-tests/nlcheck
+FUZZ=$B/kmod-tests/nlfuzz
+STARVE=$B/selftests/starve
+RUN=/tmp/starvd-faults
+LOG=$RUN/starvd.log
+RT=/proc/sys/kernel/sched_rt_runtime_us
+CPU1=/sys/devices/system/cpu/cpu1/online
+t0=$(date +%s)
+. selftests/kmod/guest-lib.sh
+
+want() {	# want N: is check N asked for?
+	case " ${STARVD_FAULTS:-1 2 3 4 5 6} " in
+	*" $1 "*) return 0 ;;
+	esac
+	return 1
+}
+
+# Seconds since the start, for the log of each part.
+step() {
+	echo "# [$(($(date +%s) - t0))s] $*"
+}
+
+rt_saved=$(cat $RT)
+was_loaded=0
+[ -d /sys/module/starvd ] && was_loaded=1
+dpid=
+spid=
+lpid=
+
+# Whatever happens: no daemon, busy loop or query loop left, CPU 1 and
+# RT throttling as they were, the module as it was.
+cleanup() {
+	for p in $dpid $spid $lpid; do
+		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
+	done
+	[ ! -e $CPU1 ] || echo 1 >$CPU1 2>/dev/null
+	echo "$rt_saved" >$RT
+	if [ $was_loaded = 1 ]; then
+		load
+		echo 0 >/sys/module/starvd/parameters/unprivileged
+	else
+		unload_busy
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+mkdir -p $RUN
+
+# start_daemon ARGS...: starvd in the foreground, verbose, log-only (the
+# tests are about reading, not boosting), on CPU 0, logging to $LOG; its
+# pid in dpid.
+start_daemon() {
+	: >$LOG
+	"$BIN/starvd" -v -l -t 1 -a 0 --run-dir $RUN "$@" >$LOG 2>&1 &
+	dpid=$!
+}
+
+# wait_log PATTERN [TENTHS]: until the daemon's log has PATTERN (an ERE),
+# at most TENTHS tenths of a second (default 300) or until it exits.
+wait_log() {
+	w=0
+	while ! grep -qE "$1" $LOG; do
+		w=$((w + 1))
+		if [ $w -ge "${2:-300}" ] || ! kill -0 "$dpid" 2>/dev/null; then
+			grep -qE "$1" $LOG
+			return
+		fi
+		sleep 0.1
+	done
+}
+
+stop_daemon() {	# SIGTERM; the daemon's exit status
+	kill "$dpid" 2>/dev/null
+	wait "$dpid"
+	st=$?
+	dpid=
+	return $st
+}
+
+show_log() {
+	sed 's/^/#   /' $LOG
+}
+
+# A real starvation on CPU 1: a SCHED_FIFO 10 victim behind a SCHED_FIFO
+# 50 busy loop (selftests/starve; RT throttling must be off), its pid in
+# spid. starve_stop ends it (the busy loop also ends by itself).
+starve_start() {
+	"$STARVE" -c 1 -s 30 >$RUN/starve.log 2>&1 &
+	spid=$!
+}
+
+starve_stop() {
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	spid=
+}
+
+# detected WHAT: starve on CPU 1 until the daemon reports this victim
+# (by its tid: the log may name earlier ones).
+detected() {
+	starve_start
+	w=0
+	until vtid=$(sed -n 's/.*victim stv-victim tid \([0-9]*\) .*/\1/p' \
+		     $RUN/starve.log) && [ -n "$vtid" ]; do
+		w=$((w + 1))
+		[ $w -lt 100 ] || break
+		sleep 0.1
+	done
+	wait_log "stv-victim-${vtid:-none} starved on CPU 1 " 300
+	r=$?
+	starve_stop
+	[ $r = 0 ] || { show_log; sed 's/^/#   /' $RUN/starve.log; }
+	ok $r "$1"
+}
+
+# 1. fuzzing the family
+fault1() {
+	step "1. fuzzing the family"
+	load
+	seed=${STARVD_FUZZ_SEED:-$(date +%s)}
+	tap_from "$FUZZ" -s "$seed" -n "${STARVD_FUZZ_COUNT:-60000}"
+	[ "$tap_rc" -le 1 ]
+	ok $? "nlfuzz ran to its end (exit status $tap_rc; rerun: STARVD_FUZZ_SEED=$seed)"
+	"$NL" info >/dev/null
+	ok $? "nlcheck info answers after the fuzzing"
+	! dmesg_bad "$dmesg_skip"
+	ok $? "no kernel warning in dmesg after the fuzzing"
+}
+
+# 2. load and unload 110 times while a query loop runs
+#
+# A leak is found by counting, in three quiet moments, the objects in use
+# in the plain kmalloc caches (where the module's own allocations and
+# genetlink's go; nlcheck slab: each cache shrunk, then the smallest of
+# five counts) and the vmalloc'ed memory (module text and data): after 10
+# warm-up cycles (first-use allocations), after 50 more and after 50
+# more. Before each count the query loop is stopped and the kernel drops
+# its dentry and inode caches, so what the shell and 9p cache is not
+# counted. What is left moves by one slab's worth of one cache at most
+# (up to 64 objects seen, either way, between quiet moments) and not
+# with the number of cycles. A leak of even one object per cycle (or per
+# query: there are thousands) grows both halves by 50 or more objects; a
+# leak of module memory by 50 pages or more. So growth is a leak only
+# when both halves show it: the noise can make one half grow, not both.
+mem_count() {	# mem_count NAME: counts into $RUN/slab.NAME; prints totals
+	sync
+	echo 2 >/proc/sys/vm/drop_caches
+	"$NL" slab >$RUN/slab.$1
+	echo "$(sed -n 's/^total //p' $RUN/slab.$1)" \
+		"$(awk '/^VmallocUsed:/ { print $2 }' /proc/meminfo)"
+}
+
+# reload_cycles N: load, query, unload N times under a query loop (2 ms
+# between queries: a loop without pauses would take the single host
+# thread of both vCPUs from modprobe).
+reload_cycles() {
+	"$NL" loop 3600 2 >$RUN/loop.log 2>&1 &
+	lpid=$!
+	c=0
+	while [ $c -lt "$1" ]; do
+		load || cycle_fail=$((cycle_fail + 1))
+		"$NL" info >/dev/null || cycle_fail=$((cycle_fail + 1))
+		unload_busy || cycle_fail=$((cycle_fail + 1))
+		c=$((c + 1))
+	done
+	cycles=$((cycles + c))
+	# The loop runs until stopped; an error would have ended it early.
+	kill -0 $lpid 2>/dev/null
+	loop_ok=$?
+	kill $lpid
+	wait $lpid
+	loop_rc=$?
+	lpid=
+	sed 's/^/#   /' $RUN/loop.log
+	[ $loop_ok = 0 ] && [ $loop_rc = 0 ]
+}
+
+fault2() {
+	step "2. load and unload 110 times while a query loop runs"
+	cycles=0
+	cycle_fail=0
+	unload_busy
+	reload_cycles 10
+	r1=$?
+	set -- $(mem_count a)
+	s0=$1 v0=$2
+	reload_cycles 50
+	r2=$?
+	set -- $(mem_count b)
+	s1=$1 v1=$2
+	reload_cycles 50
+	r3=$?
+	set -- $(mem_count c)
+	s2=$1 v2=$2
+	[ $r1 = 0 ] && [ $r2 = 0 ] && [ $r3 = 0 ]
+	ok $? "a query loop ran through $cycles loads and unloads, seeing only clean errors"
+	[ $cycle_fail = 0 ]
+	ok $? "every load, get-info and unload worked ($cycle_fail failures)"
+	echo "# kmalloc objects in use: $s0, +$((s1 - s0)), +$((s2 - s1)); vmalloc kB: $v0, +$((v1 - v0)), +$((v2 - v1))"
+	awk 'NR == FNR { a[$1] = $2; next } $1 != "total" && $2 != a[$1] {
+		printf "#   %s: %+d\n", $1, $2 - a[$1] }' $RUN/slab.a $RUN/slab.c
+	! { [ $((s1 - s0)) -ge 50 ] && [ $((s2 - s1)) -ge 50 ]; }
+	ok $? "no kmalloc objects leaked: $((s1 - s0)) and $((s2 - s1)) more in use after twice 50 reloads (a leak: 50 or more, both times)"
+	! { [ $((v1 - v0)) -ge 200 ] && [ $((v2 - v1)) -ge 200 ]; }
+	ok $? "no module memory leaked: vmalloc'ed $((v1 - v0)) and $((v2 - v1)) kB more (a leak: 200 kB or more, both times)"
+	! dmesg_bad "$dmesg_skip"
+	ok $? "no kernel warning in dmesg after the reloads"
+}
+
+# 3. the module unloaded under a running daemon, and loaded again
+fault3() {
+	step "3. the module unloaded under a running daemon, and loaded again"
+	echo -1 >$RT
+	load
+	start_daemon -b netlink
+	wait_log 'monitoring CPUs' 600
+	ok $? "starvd -b netlink starts"
+	unload_busy
+	ok $? "the module unloads under the daemon"
+	wait_log 'backend failed: .*modprobe starvd' 100
+	ok $? "the daemon logs that the module is gone and how to load it"
+	out=$("$BIN/starvctl" -b netlink tasks 2>&1)
+	st=$?
+	echo "$out" | sed 's/^/#   /'
+	[ $st = 1 ] && echo "$out" | grep -q "module is not loaded.*modprobe starvd"
+	ok $? "meanwhile starvctl -b netlink exits 1: module not loaded, modprobe starvd"
+	# Retries back off from 0.1 s: by the fifth, 3 s have passed. SIGUSR1
+	# makes the daemon say how many it made.
+	w=0
+	until grep -qE 'reads failing .*\(([5-9]|[1-9][0-9]+) attempts\)' $LOG; do
+		w=$((w + 1))
+		[ $w -lt 60 ] || break
+		kill -USR1 "$dpid"
+		sleep 0.5
+	done
+	grep -E 'reads failing' $LOG | tail -n 1 | sed 's/^/#   /'
+	[ "$(grep -c 'backend failed' $LOG)" = 1 ]
+	ok $? "the daemon retried at least 5 times and logged the failure once"
+	kill -0 "$dpid" 2>/dev/null
+	ok $? "the daemon is still running"
+	load
+	wait_log 'backend works again' 150
+	ok $? "after modprobe the daemon logs that it reads again"
+	detected "the daemon detects a real starvation on CPU 1 through the reloaded module"
+	stop_daemon
+	ok $? "starvd exits 0 on SIGTERM"
+	[ "$(grep -c 'backend failed' $LOG)" = 1 ] &&
+		[ "$(grep -c 'backend works again' $LOG)" = 1 ]
+	ok $? "one failure line and one recovery line in the whole log"
+	show_log
+	echo "$rt_saved" >$RT
+}
+
+# 4. CPU hotplug under the daemon
+hotplug() {	# hotplug BACKEND
+	echo 0 >$CPU1
+	start_daemon -b "$1" -c 1
+	wait_log 'monitoring CPUs' 600
+	ok $? "$1: starvd -c 1 starts while CPU 1 is offline"
+	echo 1 >$CPU1
+	detected "$1: once CPU 1 is online, a starvation on it is detected"
+	echo 0 >$CPU1
+	# A few reads with the monitored CPU gone.
+	sleep 2
+	kill -0 "$dpid" 2>/dev/null
+	ok $? "$1: the daemon keeps running while CPU 1 goes offline again"
+	out=$("$BIN/starvctl" -b "$1" cpus 2>&1)
+	st=$?
+	echo "$out" | sed 's/^/#   /'
+	[ $st = 0 ]
+	ok $? "$1: starvctl cpus works with CPU 1 offline"
+	echo 1 >$CPU1
+	detected "$1: CPU 1 back online: a starvation on it is detected again"
+	stop_daemon
+	ok $? "$1: starvd exits 0 on SIGTERM"
+	! grep -iE 'fail|error|cannot' $LOG
+	ok $? "$1: no error in the daemon's log"
+	show_log
+}
+
+fault4() {
+	step "4. CPU hotplug under the daemon"
+	if [ ! -e $CPU1 ]; then
+		echo "# CPU 1 cannot go offline in this guest: no hotplug checks"
+		return
+	fi
+	echo -1 >$RT
+	load
+	hotplug netlink
+	[ "$guest" = 686 ] || hotplug bpf
+	echo "$rt_saved" >$RT
+}
+
+# 5. BPF cannot load: -b auto falls back to the module
+nobpf() {	# root, but without what loading BPF programs needs
+	setpriv --bounding-set=-bpf,-perfmon,-sys_admin "$@"
+}
+
+fault5() {
+	step "5. BPF cannot load: -b auto falls back to the module"
+	if [ "$guest" = 686 ]; then
+		echo "# no BPF in the 686 guest: nothing to fall back from"
+		return
+	fi
+	echo -1 >$RT
+	load
+	: >$LOG
+	nobpf "$BIN/starvd" -v -l -t 1 -a 0 --run-dir $RUN -b auto \
+		>$LOG 2>&1 &
+	dpid=$!
+	wait_log 'monitoring CPUs' 600
+	ok $? "-b auto without CAP_BPF: starvd starts"
+	grep -q 'BPF backend is unavailable, using the kernel module.*CAP_BPF' $LOG
+	ok $? "-b auto: the log says BPF failed, why (CAP_BPF), and that the module is used"
+	grep -q 'backend netlink (starvd.ko .*) (BPF unavailable)' $LOG
+	ok $? "-b auto: the daemon runs on the netlink backend"
+	detected "-b auto on the module: a starvation is detected"
+	stop_daemon
+	show_log
+	unload_busy
+	out=$(nobpf "$BIN/starvd" -v -l -t 1 -a 0 --run-dir $RUN -b auto 2>&1)
+	st=$?
+	echo "$out" | sed 's/^/#   /'
+	[ $st = 1 ] && echo "$out" | grep -q 'BPF backend: .*CAP_BPF' &&
+		echo "$out" | grep -q 'netlink backend: .*modprobe starvd'
+	ok $? "without BPF and without the module starvd exits 1, naming both"
+	out=$(nobpf "$BIN/starvctl" tasks 2>&1)
+	st=$?
+	echo "$out" | sed 's/^/#   /'
+	[ $st = 1 ] && echo "$out" | grep -q 'BPF backend: .*CAP_BPF' &&
+		echo "$out" | grep -q 'netlink backend: .*modprobe starvd'
+	ok $? "and starvctl too"
+	echo "$rt_saved" >$RT
+}
+
+# 6. starvctl -b netlink as nobody
+fault6() {
+	step "6. starvctl -b netlink as nobody"
+	load
+	out=$(as_nobody "$BIN/starvctl" -b netlink tasks 2>&1)
+	st=$?
+	echo "$out" | sed 's/^/#   /'
+	[ $st = 1 ] && echo "$out" | grep -q 'needs CAP_NET_ADMIN: run as root' &&
+		echo "$out" | grep -q 'unprivileged=1'
+	ok $? "starvctl -b netlink as nobody exits 1: needs CAP_NET_ADMIN, or unprivileged=1"
+	echo 1 >/sys/module/starvd/parameters/unprivileged
+	as_nobody "$BIN/starvctl" -b netlink tasks >/dev/null
+	ok $? "with unprivileged=1 it works as nobody"
+	echo 0 >/sys/module/starvd/parameters/unprivileged
+}
+
+echo "TAP version 13"
+echo "# guest $guest, kernel $(uname -r): faults"
+dmesg_skip=$(dmesg | wc -l)
+for f in 1 2 3 4 5 6; do
+	want $f && fault$f
+done
+! dmesg_bad "$dmesg_skip"
+ok $? "no kernel warning in dmesg"
+echo "1..$n"
+echo "# $(($(date +%s) - t0))s of fault checks"
+echo "vm-$guest-faults # Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0" >>"$RESULTS"

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The real-starvation fixture shared by test_starvation.c and
+ * test_resilience.c: a SCHED_FIFO victim on the test CPU queued behind a
+ * SCHED_FIFO busy loop with RT throttling off; starvd (started by each
+ * test) runs at SCHED_FIFO above the busy loop on CPU 0. Include after
+ * kselftest_harness.h, once per test program.
+ */
+#ifndef STARVD_TEST_STARVE_FIXTURE_H
+#define STARVD_TEST_STARVE_FIXTURE_H
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cpuset.h"
+#include "daemon_proc.h"
+#include "sched_attr.h"
+#include "util.h"
+#include "workload.h"
+
+#define HOG_PRIO	50
+#define VICTIM_PRIO	10
+#define HOG_MAX_S	25
+#define EVENT_MS	8000	/* generous: a hang, not a speed, fails */
+
+FIXTURE(starve) {
+	long saved_rt;
+	bool rt_changed;
+	int cpu;
+	pid_t hog;
+	pid_t bw_holder;	/* holds SCHED_DEADLINE bandwidth, or 0 */
+	struct victim v;
+	struct daemon_proc *d;
+	char line[2048];
+};
+
+FIXTURE_SETUP(starve)
+{
+	struct victim_spec spec = {
+		.proc_name = "stv-proc",
+		.thread_name = "stv-victim",
+		.attr = fifo_attr(VICTIM_PRIO),
+		.sleep_ns = 5 * NSEC_PER_MSEC,
+	};
+
+	if (geteuid())
+		SKIP(return, "needs root");
+	self->cpu = test_cpu();
+	if (self->cpu == 0)
+		SKIP(return, "needs two CPUs");
+	ASSERT_EQ(0, rt_throttle_off(&self->saved_rt));
+	self->rt_changed = true;
+	self->d = calloc(1, sizeof(*self->d));
+	ASSERT_NE(NULL, self->d);
+	spec.cpu = self->cpu;
+	ASSERT_EQ(0, victim_start(&spec, &self->v));
+	self->hog = hog_start(self->cpu, HOG_PRIO, HOG_MAX_S);
+	ASSERT_LT(0, self->hog);
+	ASSERT_TRUE(victim_stuck(&self->v)) TH_LOG("no starvation");
+}
+
+FIXTURE_TEARDOWN(starve)
+{
+	kill_and_reap(self->hog);
+	if (self->bw_holder > 0)
+		kill_and_reap(self->bw_holder);
+	if (self->rt_changed)
+		rt_throttle_restore(self->saved_rt);
+	if (self->d && self->d->pid)
+		daemon_stop(self->d, SIGKILL, 2000);
+	victim_stop(&self->v);
+	free(self->d);
+}
+
+static inline void expect_attr(struct __test_metadata *_metadata, pid_t tid,
+			const struct sched_attr *want)
+{
+	struct sched_attr cur;
+
+	ASSERT_EQ(0, sched_getattr_tid(tid, &cur));
+	EXPECT_EQ(want->sched_policy, cur.sched_policy);
+	EXPECT_EQ(want->sched_priority, cur.sched_priority);
+	EXPECT_EQ(want->sched_nice, cur.sched_nice);
+	EXPECT_EQ(want->sched_flags & SCHED_FLAG_RESET_ON_FORK,
+		  cur.sched_flags & SCHED_FLAG_RESET_ON_FORK);
+}
+
+/* Start another task on the test CPU: the hog must not spin meanwhile. */
+static inline void add_victim(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(starve) *self,
+		       const struct victim_spec *spec, struct victim *v)
+{
+	kill_and_reap(self->hog);
+	ASSERT_EQ(0, victim_start(spec, v));
+	self->hog = hog_start(self->cpu, HOG_PRIO, HOG_MAX_S);
+	ASSERT_LT(0, self->hog);
+}
+
+#define START(...) do { \
+	const char *const _args[] = { __VA_ARGS__, NULL }; \
+	ASSERT_EQ(0, daemon_start(self->d, _args)); \
+} while (0)
+
+#define WAIT_EVENT(ev, tid) \
+	ASSERT_EQ(0, daemon_wait_event(self->d, ev, tid, EVENT_MS, \
+				       self->line, sizeof(self->line))) \
+		TH_LOG("no '%s' event for %d; stderr:\n%s", ev, (int)(tid), \
+		       self->d->err)
+
+/* SCHED_FIFO @prio busy loops on every CPU but the test CPU (it has one). */
+static inline int hog_other_cpus(FIXTURE_DATA(starve) *self, pid_t *hogs,
+				 int prio)
+{
+	int cpu, n = 0;
+
+	for (cpu = 0; cpu < cpus_possible() && n < 64; cpu++) {
+		if (cpu == self->cpu || !cpu_online(cpu))
+			continue;
+		hogs[n] = hog_start(cpu, prio, HOG_MAX_S);
+		if (hogs[n] <= 0)
+			return -1;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Every busy loop, the test CPU's too, before starvd stops: without them
+ * its exit (BPF teardown waits for kernel threads) is quick even under
+ * emulation, and the test's stop timeout means a hang.
+ */
+static inline void kill_hogs(FIXTURE_DATA(starve) *self, pid_t *hogs, int n)
+{
+	while (n-- > 0)
+		kill_and_reap(hogs[n]);
+	kill_and_reap(self->hog);
+	self->hog = 0;
+}
+
+/* The test itself must run, to read starvd, above the busy loops. */
+static inline void test_above_hogs(struct __test_metadata *_metadata)
+{
+	struct sched_attr me = fifo_attr(HOG_PRIO + 20);
+
+	ASSERT_EQ(0, sched_setattr_tid(0, &me));
+}
+
+#endif

@@ -1,0 +1,613 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Privileges: the capabilities starvd keeps after start-up, what callers
+ * without privileges are told, and the systemd unit's sandbox.
+ *
+ * Every daemon here runs with -S (RT throttling "managed"), so nothing
+ * changes kernel.sched_rt_runtime_us.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <linux/bpf.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#include "lib/daemon_proc.h"
+#include "util.h"
+
+/*
+ * "systemd-analyze security" overall exposure of systemd/starvd.service,
+ * times ten (its --threshold= unit): 3.0 when the unit was hardened.
+ */
+#define UNIT_EXPOSURE_MAX	30
+/* The same for systemd/starvd-metrics.service (starvctl metrics): 2.1. */
+#define METRICS_UNIT_EXPOSURE_MAX	21
+#define NOBODY			65534
+#define CAP_BIT(c)		(1ULL << (c))
+#define KSTACK_CAPS		(CAP_BIT(CAP_SYS_ADMIN) | \
+				 CAP_BIT(CAP_SYS_PTRACE) | \
+				 CAP_BIT(CAP_DAC_READ_SEARCH))
+
+enum who {
+	AS_IS,
+	NOBODY_NO_CAPS,		/* setpriv --reuid=65534 --regid=65534
+				   --clear-groups --bounding-set=-all */
+	ROOT_NO_BPF,		/* setpriv --bounding-set=-bpf,-perfmon,
+				   -sys_admin */
+};
+
+static int last_cap(void)
+{
+	char buf[16];
+
+	if (read_line("/proc/sys/kernel/cap_last_cap", buf, sizeof(buf)))
+		return CAP_LAST_CAP;
+	return atoi(buf);
+}
+
+static void drop_bound(int cap)
+{
+	if (cap <= last_cap() && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)) {
+		fprintf(stderr, "cannot drop capability %d: %s\n", cap,
+			strerror(errno));
+		_exit(126);
+	}
+}
+
+static void become(enum who who)
+{
+	int cap;
+
+	switch (who) {
+	case AS_IS:
+		break;
+	case NOBODY_NO_CAPS:
+		for (cap = 0; cap <= last_cap(); cap++)
+			drop_bound(cap);
+		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY)) {
+			fprintf(stderr, "cannot become nobody: %s\n",
+				strerror(errno));
+			_exit(126);
+		}
+		break;
+	case ROOT_NO_BPF:
+		/* Root's execve() gets the bounding set as permitted set. */
+		drop_bound(CAP_BPF);
+		drop_bound(CAP_PERFMON);
+		drop_bound(CAP_SYS_ADMIN);
+		break;
+	}
+	/* A starvd that starts by mistake dies with the test. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+}
+
+static void become_setup(void *arg)
+{
+	become(*(enum who *)arg);
+}
+
+/* Run argv as @who, stdout+stderr into @out; returns the exit status. */
+static int run_as(enum who who, const char *const *argv, char *out,
+		  size_t len)
+{
+	return run_capture_as(argv, out, len, become_setup, &who);
+}
+
+#define RUN_AS(who, out, ...) ({ \
+	const char *const _argv[] = { __VA_ARGS__, NULL }; \
+	run_as(who, _argv, out, sizeof(out)); \
+})
+
+static bool has(const char *out, const char *s)
+{
+	return strstr(out, s) != NULL;
+}
+
+static bool is_bpf(void)
+{
+	return !strcmp(test_backend(), "bpf");
+}
+
+static bool module_loaded(void)
+{
+	return access("/sys/module/starvd", F_OK) == 0;
+}
+
+/*
+ * Copy @src to @dst with mode @mode, replacing every @from by @to (none if
+ * @from is NULL). 0 or -errno.
+ */
+static int copy_file(const char *src, const char *dst, mode_t mode,
+		     const char *from, const char *to)
+{
+	FILE *in, *out;
+	char *buf = NULL, *p, *hit;
+	size_t cap = 0;
+	ssize_t n;
+	int ret = 0;
+
+	in = fopen(src, "re");
+	if (!in)
+		return -errno;
+	out = fopen(dst, "we");
+	if (!out) {
+		ret = -errno;
+		fclose(in);
+		return ret;
+	}
+	if (from) {
+		while ((n = getline(&buf, &cap, in)) > 0) {
+			for (p = buf; (hit = strstr(p, from));
+			     p = hit + strlen(from))
+				fprintf(out, "%.*s%s", (int)(hit - p), p, to);
+			fputs(p, out);
+		}
+	} else {
+		buf = malloc(65536);
+		while (buf && (n = fread(buf, 1, 65536, in)) > 0)
+			fwrite(buf, 1, n, out);
+	}
+	free(buf);
+	if (ferror(in) || ferror(out))
+		ret = -EIO;
+	fclose(in);
+	if (fclose(out) && !ret)
+		ret = -errno;
+	if (!ret && chmod(dst, mode))
+		ret = -errno;
+	return ret;
+}
+
+/*
+ * Copies of the binaries nobody can run, whatever the permissions on the
+ * way to the build directory, in a new directory @dir.
+ */
+static int public_bins(char *dir, size_t len)
+{
+	const char *names[] = { "starvd", "starvctl" };
+	char path[PATH_MAX];
+	size_t i;
+	int ret;
+
+	snprintf(dir, len, "/tmp/starvd-priv.XXXXXX");
+	if (!mkdtemp(dir) || chmod(dir, 0755))
+		return -errno;
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		ret = copy_file(bin_path(names[i]), path, 0755, NULL, NULL);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void remove_bins(const char *dir)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%.200s/starvd", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%.200s/starvctl", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+FIXTURE(unprivileged) {
+	char dir[64];
+	char starvd[PATH_MAX], starvctl[PATH_MAX];
+	char out[8192];
+};
+
+FIXTURE_SETUP(unprivileged)
+{
+	if (geteuid())
+		SKIP(return, "needs root (to become nobody)");
+	ASSERT_EQ(0, public_bins(self->dir, sizeof(self->dir)));
+	snprintf(self->starvd, sizeof(self->starvd), "%.63s/starvd", self->dir);
+	snprintf(self->starvctl, sizeof(self->starvctl), "%.63s/starvctl",
+		 self->dir);
+}
+
+FIXTURE_TEARDOWN(unprivileged)
+{
+	if (self->dir[0])
+		remove_bins(self->dir);
+}
+
+/* starvctl as nobody: exit 1, naming what it needs. */
+TEST_F(unprivileged, starvctl_as_nobody)
+{
+	if (is_bpf()) {
+		EXPECT_EQ(1, RUN_AS(NOBODY_NO_CAPS, self->out, self->starvctl,
+				    "-b", "bpf", "tasks"));
+		EXPECT_TRUE(has(self->out, "CAP_BPF")) TH_LOG("%s", self->out);
+		EXPECT_TRUE(has(self->out, "CAP_PERFMON"));
+		EXPECT_TRUE(has(self->out, "uid 65534, not as root"));
+		EXPECT_TRUE(has(self->out, "Run it as root"));
+		/* -b auto: both backends, each with its reason. */
+		EXPECT_EQ(1, RUN_AS(NOBODY_NO_CAPS, self->out, self->starvctl,
+				    "tasks"));
+		EXPECT_TRUE(has(self->out, "BPF backend: ")) TH_LOG("%s", self->out);
+		EXPECT_TRUE(has(self->out, "CAP_BPF"));
+		EXPECT_TRUE(has(self->out, "netlink backend: "));
+		return;
+	}
+	if (!module_loaded())
+		SKIP(return, "the starvd module is not loaded");
+	EXPECT_EQ(1, RUN_AS(NOBODY_NO_CAPS, self->out, self->starvctl,
+			    "-b", "netlink", "tasks"));
+	EXPECT_TRUE(has(self->out, "CAP_NET_ADMIN")) TH_LOG("%s", self->out);
+}
+
+/* starvd as nobody: exit 1 before anything, saying it needs root. */
+TEST_F(unprivileged, starvd_as_nobody)
+{
+	EXPECT_EQ(1, RUN_AS(NOBODY_NO_CAPS, self->out, self->starvd, "-f",
+			    "-S", "-b", test_backend(), "--run-dir",
+			    "/tmp/starvd-nobody"));
+	EXPECT_TRUE(has(self->out, "root needed")) TH_LOG("%s", self->out);
+	EXPECT_TRUE(has(self->out, "CAP_SYS_NICE"));
+	EXPECT_TRUE(has(self->out, "uid 65534, not as root"));
+	EXPECT_TRUE(has(self->out, "-l/--log_only"));
+	if (!is_bpf())
+		return;
+	/* Log-only needs no CAP_SYS_NICE: then the BPF backend says it. */
+	EXPECT_EQ(1, RUN_AS(NOBODY_NO_CAPS, self->out, self->starvd, "-f",
+			    "-l", "-b", "bpf"));
+	EXPECT_TRUE(has(self->out, "CAP_BPF")) TH_LOG("%s", self->out);
+	EXPECT_TRUE(has(self->out, "CAP_PERFMON"));
+	EXPECT_TRUE(has(self->out, "not as root"));
+}
+
+/*
+ * Root without CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (a container, a
+ * unit's CapabilityBoundingSet=): -b bpf names them; -b auto also says
+ * what to do about the module, or uses it when it is loaded.
+ */
+TEST(root_without_bpf_caps)
+{
+	char out[8192];
+
+	if (geteuid())
+		SKIP(return, "needs root");
+	if (!is_bpf())
+		SKIP(return, "the BPF backend is not under test");
+	EXPECT_EQ(1, RUN_AS(ROOT_NO_BPF, out, bin_path("starvctl"), "-b",
+			    "bpf", "info"));
+	EXPECT_TRUE(has(out, "CAP_BPF")) TH_LOG("%s", out);
+	EXPECT_TRUE(has(out, "CAP_PERFMON"));
+	EXPECT_TRUE(has(out, "runs as root but lacks"));
+	EXPECT_TRUE(has(out, "capability bounding set"));
+	EXPECT_EQ(1, RUN_AS(ROOT_NO_BPF, out, bin_path("starvd"), "-f", "-S",
+			    "-b", "bpf", "--run-dir", TEST_RUN_DIR));
+	EXPECT_TRUE(has(out, "CAP_BPF")) TH_LOG("%s", out);
+	EXPECT_TRUE(has(out, "capability bounding set"));
+
+	if (module_loaded()) {
+		EXPECT_EQ(0, RUN_AS(ROOT_NO_BPF, out, bin_path("starvctl"),
+				    "info"));
+		EXPECT_TRUE(has(out, "BPF unavailable")) TH_LOG("%s", out);
+		return;
+	}
+	EXPECT_EQ(1, RUN_AS(ROOT_NO_BPF, out, bin_path("starvctl"), "info"));
+	EXPECT_TRUE(has(out, "BPF backend: ")) TH_LOG("%s", out);
+	EXPECT_TRUE(has(out, "CAP_BPF"));
+	EXPECT_TRUE(has(out, "modprobe starvd"));
+	EXPECT_EQ(1, RUN_AS(ROOT_NO_BPF, out, bin_path("starvd"), "-f", "-S",
+			    "--run-dir", TEST_RUN_DIR));
+	EXPECT_TRUE(has(out, "CAP_BPF")) TH_LOG("%s", out);
+	EXPECT_TRUE(has(out, "CAP_PERFMON"));
+	EXPECT_TRUE(has(out, "modprobe starvd"));
+}
+
+static int bpf_sys(int cmd, union bpf_attr *attr)
+{
+	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+}
+
+/*
+ * Does a lookup in a map, by fd, need a capability on this kernel? Yes
+ * before 6.5 with unprivileged BPF disabled: then starvd keeps CAP_BPF
+ * (or CAP_SYS_ADMIN when --kstack keeps it anyway) to read.
+ */
+static bool bpf_reads_need_caps(void)
+{
+	union bpf_attr attr = {
+		.map_type = BPF_MAP_TYPE_ARRAY,
+		.key_size = 4,
+		.value_size = 8,
+		.max_entries = 1,
+	};
+	__u32 key = 0;
+	__u64 value;
+	int fd, status;
+	pid_t pid;
+
+	fd = bpf_sys(BPF_MAP_CREATE, &attr);
+	if (fd < 0)
+		return false;
+	pid = fork();
+	if (pid == 0) {
+		cap_t none = cap_init();
+
+		if (!none || cap_set_proc(none))
+			_exit(2);
+		memset(&attr, 0, sizeof(attr));
+		attr.map_fd = fd;
+		attr.key = (unsigned long)&key;
+		attr.value = (unsigned long)&value;
+		_exit(bpf_sys(BPF_MAP_LOOKUP_ELEM, &attr) && errno == EPERM);
+	}
+	close(fd);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 1;
+}
+
+static uint64_t status_caps(pid_t pid, const char *key)
+{
+	char path[64], line[256];
+	size_t n = strlen(key);
+	uint64_t v = ~0ULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return v;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':')
+			v = strtoull(line + n + 1, NULL, 16);
+	fclose(f);
+	return v;
+}
+
+FIXTURE(daemon) {
+	struct daemon_proc *d;
+	uint64_t base;		/* kept with no option */
+	uint64_t bpf_read;	/* kept by the BPF backend to read */
+};
+
+FIXTURE_SETUP(daemon)
+{
+	if (geteuid())
+		SKIP(return, "needs root");
+	self->d = calloc(1, sizeof(*self->d));
+	ASSERT_NE(NULL, self->d);
+	self->base = CAP_BIT(CAP_SYS_NICE);
+	if (is_bpf()) {
+		if (bpf_reads_need_caps())
+			self->bpf_read = last_cap() >= CAP_BPF ?
+				CAP_BIT(CAP_BPF) : CAP_BIT(CAP_SYS_ADMIN);
+	} else {
+		self->base |= CAP_BIT(CAP_NET_ADMIN);
+	}
+}
+
+FIXTURE_TEARDOWN(daemon)
+{
+	if (self->d && self->d->pid)
+		daemon_stop(self->d, SIGKILL, 2000);
+	free(self->d);
+}
+
+/* Start with @args, check every capability set against @want. */
+static void check_caps(struct __test_metadata *_metadata,
+		       struct daemon_proc *d, const char *const *args,
+		       uint64_t want)
+{
+	pid_t pid;
+
+	ASSERT_EQ(0, daemon_start(d, args));
+	pid = d->pid;
+	ASSERT_TRUE(daemon_wait_output(d, "capabilities: kept", 10000))
+		TH_LOG("stderr:\n%s", d->err);
+	EXPECT_EQ(want, status_caps(pid, "CapEff"))
+		TH_LOG("want %#llx; %s", (unsigned long long)want, d->err);
+	EXPECT_EQ(want, status_caps(pid, "CapPrm"));
+	EXPECT_EQ(want, status_caps(pid, "CapBnd"));
+	EXPECT_EQ(0, status_caps(pid, "CapInh"));
+	EXPECT_EQ(0, status_caps(pid, "CapAmb"));
+	EXPECT_EQ(1, status_caps(pid, "NoNewPrivs"));
+}
+
+TEST_F(daemon, keeps_only_what_the_run_loop_needs)
+{
+	const char *const args[] = { "-S", NULL };
+
+	check_caps(_metadata, self->d, args, self->base | self->bpf_read);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+TEST_F(daemon, log_only_keeps_no_cap_sys_nice)
+{
+	const char *const args[] = { "-S", "-l", NULL };
+
+	check_caps(_metadata, self->d, args,
+		   (self->base & ~CAP_BIT(CAP_SYS_NICE)) | self->bpf_read);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+/* A sleeping task of another user, for /proc/PID/stack; -1 on error. */
+static pid_t nobody_sleeper(void)
+{
+	int fds[2];
+	char c;
+	pid_t pid;
+
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/* Dumpable again, as after an execve(): /proc/PID is its. */
+		if (setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY) ||
+		    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
+			_exit(1);
+		if (write(fds[1], "1", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(fds[1]);
+	/* Its uid has changed once it writes; EOF if it could not. */
+	if (pid > 0 && read(fds[0], &c, 1) != 1) {
+		waitpid(pid, NULL, 0);
+		pid = -1;
+	}
+	close(fds[0]);
+	return pid;
+}
+
+/* Can a process with exactly @caps read /proc/@pid/stack? */
+static bool stack_readable_with(uint64_t caps, pid_t pid)
+{
+	char path[64], buf[256];
+	int status, fd;
+	pid_t child = fork();
+
+	if (child == 0) {
+		cap_t c = cap_init();
+		cap_value_t v;
+
+		for (v = 0; v < 64; v++)
+			if (caps & CAP_BIT(v)) {
+				cap_set_flag(c, CAP_EFFECTIVE, 1, &v, CAP_SET);
+				cap_set_flag(c, CAP_PERMITTED, 1, &v, CAP_SET);
+			}
+		if (cap_set_proc(c))
+			_exit(2);
+		snprintf(path, sizeof(path), "/proc/%d/stack", (int)pid);
+		fd = open(path, O_RDONLY);
+		_exit(fd >= 0 && read(fd, buf, sizeof(buf)) > 0 ? 0 : 1);
+	}
+	waitpid(child, &status, 0);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/*
+ * --kstack keeps what /proc/PID/stack needs: the stacks of kernel threads
+ * and of other users' tasks are readable with exactly the daemon's set.
+ */
+TEST_F(daemon, kstack_keeps_what_proc_pid_stack_needs)
+{
+	const char *const args[] = { "-S", "--kstack", NULL };
+	uint64_t want = self->base | KSTACK_CAPS, eff;
+	pid_t sleeper;
+
+	/* CAP_SYS_ADMIN makes reads work on kernels that need a cap. */
+	check_caps(_metadata, self->d, args, want);
+	eff = status_caps(self->d->pid, "CapEff");
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+
+	sleeper = nobody_sleeper();
+	ASSERT_LT(0, sleeper);
+	EXPECT_TRUE(stack_readable_with(eff, 2)) TH_LOG("kthreadd");
+	EXPECT_TRUE(stack_readable_with(eff, sleeper)) TH_LOG("uid 65534");
+	/* Not one of them too many. */
+	EXPECT_FALSE(stack_readable_with(eff & ~CAP_BIT(CAP_DAC_READ_SEARCH),
+					 sleeper));
+	EXPECT_FALSE(stack_readable_with(eff & ~CAP_BIT(CAP_SYS_PTRACE), 2));
+	EXPECT_FALSE(stack_readable_with(eff & ~CAP_BIT(CAP_SYS_ADMIN), 2));
+	kill(sleeper, SIGKILL);
+	waitpid(sleeper, NULL, 0);
+}
+
+TEST_F(daemon, mlock_keeps_cap_ipc_lock)
+{
+	const char *const args[] = { "-S", "--mlock", NULL };
+
+	check_caps(_metadata, self->d, args,
+		   self->base | self->bpf_read | CAP_BIT(CAP_IPC_LOCK));
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+/* The unit as "make install" writes it, into @dir. */
+static int installed_unit(const char *dir, const char *name, char *unit,
+			  size_t len)
+{
+	char src_unit[PATH_MAX];
+	char src[PATH_MAX], bindir[PATH_MAX];
+	char *slash;
+
+	snprintf(src, sizeof(src), "%s", bin_path("starvd"));
+	slash = strrchr(src, '/');
+	if (!slash)
+		return -EINVAL;
+	*slash = '\0';
+	if (!realpath(src, bindir))
+		return -errno;
+	snprintf(unit, len, "%s/%s", dir, name);
+	snprintf(src_unit, sizeof(src_unit), "../systemd/%s", name);
+	return copy_file(src_unit, unit, 0644, "@BINDIR@", bindir);
+}
+
+/* @prog is in the PATH and runs here (not another architecture's). */
+static bool runs_here(const char *prog)
+{
+	char out[256];
+	const char *const argv[] = { prog, "--version", NULL };
+
+	return run_as(AS_IS, argv, out, sizeof(out)) == 0;
+}
+
+/*
+ * The sandbox stays at the exposure it was hardened to: a directive
+ * removed (or a new capability) raises the score above the threshold.
+ */
+static void check_unit(struct __test_metadata *_metadata, const char *name,
+		       int max)
+{
+	char dir[] = "/tmp/starvd-unit.XXXXXX", unit[PATH_MAX];
+	char threshold[32], out[16384];
+	const char *score;
+	int ret;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	ret = installed_unit(dir, name, unit, sizeof(unit));
+	ASSERT_EQ(0, ret) TH_LOG("cannot write the installed unit: %s",
+				 strerror(-ret));
+	snprintf(threshold, sizeof(threshold), "--threshold=%d", max);
+	ret = RUN_AS(AS_IS, out, "systemd-analyze", "security",
+		     "--offline=yes", "--no-pager", threshold, unit);
+	if (ret == 127) {
+		unlink(unit);
+		rmdir(dir);
+		SKIP(return, "systemd-analyze cannot run here: %.200s", out);
+	}
+	score = strstr(out, "Overall exposure level");
+	EXPECT_EQ(0, ret) TH_LOG("%s: exposure above %d.%d:\n%s", name,
+				 max / 10, max % 10, out);
+	ASSERT_NE(NULL, score) TH_LOG("%s", out);
+	TH_LOG("%.*s", (int)strcspn(score, "\n"), score);
+
+	/* The unit also loads: directives, paths, commands. */
+	EXPECT_EQ(0, RUN_AS(AS_IS, out, "systemd-analyze", "verify",
+			    "--man=no", unit)) TH_LOG("%s", out);
+	unlink(unit);
+	rmdir(dir);
+}
+
+TEST(unit_sandbox_exposure)
+{
+	if (!runs_here("systemd-analyze"))
+		SKIP(return, "systemd-analyze is not installed or does not run here (Debian package systemd): the unit's sandbox is not checked");
+	check_unit(_metadata, "starvd.service", UNIT_EXPOSURE_MAX);
+	check_unit(_metadata, "starvd-metrics.service",
+		   METRICS_UNIT_EXPOSURE_MAX);
+}
+
+TEST_HARNESS_MAIN

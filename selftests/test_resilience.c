@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * starvd must never make things worse: boosts survive a SIGKILL of the
+ * daemon (the next start restores them), a refused sched_setattr() falls
+ * back with one log line, the daemon still works with a busy loop on
+ * every CPU, and starvctl status/metrics describe what it does. Same
+ * fixture and backends as test_starvation.c.
+ */
+#include <dirent.h>
+#include <pthread.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+
+#include "lib/starve_fixture.h"
+#include "cpuset.h"
+#include "throttle.h"
+
+#define THROTTLED_RT_US	950000	/* the kernel's default */
+
+static const char *journal_file(pid_t tid)
+{
+	static char path[128];
+
+	snprintf(path, sizeof(path), TEST_RUN_DIR "/boosts/%d", (int)tid);
+	return path;
+}
+
+/* Boost the victim for long, then SIGKILL starvd in the middle of it. */
+static void kill_mid_boost(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(starve) *self)
+{
+	pid_t tid = self->v.st->tid;
+	struct sched_attr cur;
+
+	START("-t", "0.5", "-d", "60");
+	WAIT_EVENT("boost", tid);
+	/*
+	 * The busy loop goes first: on kernels without the fair server
+	 * (before 6.12) it would starve the per-CPU kernel threads that a
+	 * killed process's BPF teardown waits for, and nothing rescues them
+	 * while starvd is down (seen on 6.1: the exit never completed).
+	 */
+	kill_and_reap(self->hog);
+	self->hog = 0;
+	daemon_stop(self->d, SIGKILL, 5000);
+	ASSERT_EQ(0, sched_getattr_tid(tid, &cur));
+	ASSERT_EQ(SCHED_DEADLINE, cur.sched_policy)
+		TH_LOG("the victim should still be boosted after the SIGKILL");
+	ASSERT_EQ(0, access(journal_file(tid), F_OK))
+		TH_LOG("no journal entry for the boosted victim");
+}
+
+/*
+ * In the qemu TCG test guests (6.1 and 6.12), a SIGKILLed BPF starvd's
+ * exit did not complete within the test's time, even with the busy loop
+ * gone, and later BPF loads hung behind it; not root-caused. Skipped there
+ * (vm/guest.sh sets STARVD_VM_GUEST): the host runs these tests with BPF,
+ * every guest with the module.
+ */
+#define SKIP_KILL_WHERE_EXIT_HANGS() do { \
+	if (!strcmp(test_backend(), "bpf") && getenv("STARVD_VM_GUEST")) \
+		SKIP(return, "SIGKILL of a BPF starvd hangs its exit in the TCG test guests (see the comment)"); \
+} while (0)
+
+/* The restores happen at start-up: before starvd says it monitors. */
+static void restart(struct __test_metadata *_metadata,
+		    FIXTURE_DATA(starve) *self, const char *expect)
+{
+	const char *restored, *monitoring;
+	uint64_t t0 = now_ns();
+
+	/* A long threshold: nothing is boosted again during the check. */
+	START("-t", "60");
+	ASSERT_TRUE(daemon_wait_output(self->d, "monitoring CPUs", EVENT_MS))
+		TH_LOG("starvd did not start: %s", self->d->err);
+	TH_LOG("restart to 'monitoring': %.1f ms",
+	       (double)(now_ns() - t0) / NSEC_PER_MSEC);
+	restored = strstr(self->d->err, expect);
+	monitoring = strstr(self->d->err, "monitoring CPUs");
+	ASSERT_NE(NULL, restored) TH_LOG("no '%s' in:\n%s", expect,
+					  self->d->err);
+	EXPECT_LT(restored, monitoring);
+}
+
+TEST_F_TIMEOUT(starve, sigkill_mid_boost_restored_at_next_start, 40)
+{
+	struct sched_attr orig = fifo_attr(VICTIM_PRIO);
+	pid_t tid = self->v.st->tid;
+
+	SKIP_KILL_WHERE_EXIT_HANGS();
+
+	kill_mid_boost(_metadata, self);
+	restart(_metadata, self, "(left boosted by a previous starvd)");
+	expect_attr(_metadata, tid, &orig);
+	EXPECT_NE(0, access(journal_file(tid), F_OK));
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+TEST_F_TIMEOUT(starve, sigkill_then_changed_by_someone_else, 40)
+{
+	struct sched_attr mine = fifo_attr(VICTIM_PRIO + 5);
+	pid_t tid = self->v.st->tid;
+
+	SKIP_KILL_WHERE_EXIT_HANGS();
+
+	kill_mid_boost(_metadata, self);
+	ASSERT_EQ(0, sched_setattr_tid(tid, &mine));
+	restart(_metadata, self, "was changed by someone else");
+	expect_attr(_metadata, tid, &mine);
+	EXPECT_NE(0, access(journal_file(tid), F_OK));
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+TEST_F_TIMEOUT(starve, sigkill_then_task_gone, 40)
+{
+	pid_t tid = self->v.st->tid;
+
+	SKIP_KILL_WHERE_EXIT_HANGS();
+
+	kill_mid_boost(_metadata, self);
+	victim_stop(&self->v);
+	restart(_metadata, self, "from the boost journal is gone");
+	EXPECT_NE(0, access(journal_file(tid), F_OK));
+	EXPECT_FALSE(daemon_output_has(self->d, "cannot"));
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+static int count(const char *haystack, const char *needle)
+{
+	int n = 0;
+
+	for (; (haystack = strstr(haystack, needle)); haystack++)
+		n++;
+	return n;
+}
+
+/*
+ * With RT throttling on, the kernel refuses SCHED_DEADLINE for a task
+ * pinned to fewer CPUs than its root domain (EPERM): starvd says so once
+ * and boosts with the SCHED_FIFO emulation, every time.
+ */
+TEST_F_TIMEOUT(starve, deadline_refused_eperm_falls_back_once, 40)
+{
+	struct sched_attr orig = fifo_attr(VICTIM_PRIO);
+	pid_t tid = self->v.st->tid;
+	char policy[32];
+	int boosts;
+
+	rt_throttle_restore(THROTTLED_RT_US);
+	START("-S", "-t", "0.5", "-d", "0.3");
+	for (boosts = 0; boosts < 2; boosts++) {
+		WAIT_EVENT("boost", tid);
+		json_str(self->line, "policy", policy, sizeof(policy));
+		EXPECT_STREQ("SCHED_FIFO", policy);
+		WAIT_EVENT("restore", tid);
+	}
+	daemon_drain(self->d, 200);
+	/* Kernel threads on that CPU may be refused the same way. */
+	EXPECT_EQ(1, count(self->d->err, "refused: Operation not permitted"))
+		TH_LOG("stderr:\n%s", self->d->err);
+	EXPECT_FALSE(daemon_output_has(self->d, "cannot boost"));
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+	expect_attr(_metadata, tid, &orig);
+}
+
+/* The value of "@key:" in /proc/@pid/status ("" if missing). */
+static void proc_status(pid_t pid, const char *key, char *buf, size_t len)
+{
+	char path[64], line[256];
+	size_t k = strlen(key);
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, k) && line[k] == ':')
+			sscanf(line + k + 1, " %[^\n]", buf);
+	fclose(f);
+}
+
+/*
+ * A SCHED_FIFO busy loop on every CPU, starvd's included: at a real-time
+ * priority above them (as the unit runs it), pinned with -a and locked
+ * in memory, it still sees the victim starve and boosts it.
+ */
+TEST_F_TIMEOUT(starve, busy_loop_on_every_cpu_fifo_daemon, 60)
+{
+	struct sched_attr orig = fifo_attr(VICTIM_PRIO);
+	pid_t tid = self->v.st->tid, hogs[64];
+	char v[64];
+	int n;
+
+	test_above_hogs(_metadata);
+	START("-t", "0.5", "-d", "0.5", "--mlock");
+	ASSERT_TRUE(daemon_wait_output(self->d, "monitoring CPUs", EVENT_MS));
+	n = hog_other_cpus(self, hogs, HOG_PRIO);
+	ASSERT_LT(0, n);
+	WAIT_EVENT("boost", tid);
+	WAIT_EVENT("restore", tid);
+	proc_status(self->d->pid, "VmLck", v, sizeof(v));
+	EXPECT_LT(0, atol(v)) TH_LOG("VmLck: %s", v);
+	proc_status(self->d->pid, "Cpus_allowed_list", v, sizeof(v));
+	EXPECT_STREQ("0", v);
+	kill_hogs(self, hogs, n);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+	expect_attr(_metadata, tid, &orig);
+}
+
+/*
+ * The same with starvd at SCHED_OTHER and a SCHED_DEADLINE reservation
+ * (-R): SCHED_DEADLINE runs before any SCHED_FIFO busy loop.
+ */
+TEST_F_TIMEOUT(starve, busy_loop_on_every_cpu_reservation, 60)
+{
+	struct sched_attr orig = fifo_attr(VICTIM_PRIO), cur;
+	pid_t tid = self->v.st->tid, hogs[64];
+	const char *const args[] = { "-t", "0.5", "-d", "0.5", "-R", "10",
+				     NULL };
+	int n;
+
+	test_above_hogs(_metadata);
+	self->d->pid = 0;
+	ASSERT_EQ(0, daemon_start_as(self->d, args, NULL));
+	ASSERT_TRUE(daemon_wait_output(self->d, "monitoring CPUs", EVENT_MS))
+		TH_LOG("stderr:\n%s", self->d->err);
+	ASSERT_TRUE(daemon_output_has(self->d, "SCHED_DEADLINE reservation"));
+	ASSERT_EQ(0, sched_getattr_tid(self->d->pid, &cur));
+	EXPECT_EQ(SCHED_DEADLINE, cur.sched_policy);
+	n = hog_other_cpus(self, hogs, 99);
+	ASSERT_LT(0, n);
+	WAIT_EVENT("boost", tid);
+	WAIT_EVENT("restore", tid);
+	kill_hogs(self, hogs, n);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+	expect_attr(_metadata, tid, &orig);
+}
+
+/* Sleeping SCHED_DEADLINE threads that hold most of the bandwidth. */
+static void *blocker(void *arg)
+{
+	struct sched_attr dl = {
+		.size = sizeof(dl),
+		.sched_policy = SCHED_DEADLINE,
+		.sched_runtime = 500 * NSEC_PER_MSEC,
+		.sched_deadline = NSEC_PER_SEC,
+		.sched_period = NSEC_PER_SEC,
+	};
+
+	*(int *)arg = sched_setattr_tid(0, &dl);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/*
+ * A child holding DEADLINE bandwidth until a 50% reservation is refused:
+ * its pid, and in @held/@err how many it holds and why the next failed.
+ */
+static pid_t hold_dl_bandwidth(int *held, int *err)
+{
+	int ready[2], res[2] = { 0, 0 };
+	pid_t pid;
+
+	if (pipe(ready))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		int ret = 0;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		while (res[0] < 64 && !ret) {
+			pthread_t th;
+
+			ret = 1;
+			if (pthread_create(&th, NULL, blocker, &ret))
+				ret = -EAGAIN;
+			while (ret == 1)
+				usleep(1000);
+			res[0] += !ret;
+		}
+		res[1] = ret;
+		if (write(ready[1], res, sizeof(res)) != sizeof(res))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	if (read(ready[0], res, sizeof(res)) != sizeof(res))
+		res[1] = -EIO;
+	close(ready[0]);
+	*held = res[0];
+	*err = res[1];
+	return pid;
+}
+
+/*
+ * SCHED_DEADLINE admission control refuses the boost (EBUSY: the
+ * bandwidth is taken): SCHED_FIFO emulation instead, one line about it.
+ * The victim is not pinned (pinned tasks get EPERM first) and starves
+ * behind busy loops on every CPU.
+ */
+TEST_F_TIMEOUT(starve, deadline_refused_ebusy_falls_back, 60)
+{
+	struct victim_spec spec = {
+		.proc_name = "stv-free",
+		.thread_name = "stv-free",
+		.cpu = -1,
+		.attr = fifo_attr(VICTIM_PRIO),
+		.sleep_ns = 5 * NSEC_PER_MSEC,
+	};
+	struct sched_attr orig = fifo_attr(VICTIM_PRIO);
+	pid_t hogs[64], bw;
+	struct victim free_victim;
+	char policy[32];
+	int n, held, err;
+	long rt;
+
+	test_above_hogs(_metadata);
+	/*
+	 * Admission control only works with RT throttling on. Turning it on
+	 * fails (EBUSY) while the DEADLINE bandwidth of tasks that just
+	 * exited (earlier tests' boosts) is not released yet: retry a while.
+	 */
+	for (n = 0; n < 100; n++) {
+		rt_throttle_restore(THROTTLED_RT_US);
+		ASSERT_EQ(0, rt_runtime_read(&rt));
+		if (rt == THROTTLED_RT_US)
+			break;
+		usleep(50 * 1000);
+	}
+	ASSERT_EQ(THROTTLED_RT_US, rt);
+	bw = hold_dl_bandwidth(&held, &err);
+	ASSERT_LT(0, bw);
+	self->bw_holder = bw;
+	ASSERT_EQ(-EBUSY, err) TH_LOG("%d reservations of 50%%, then %s",
+				      held, strerror(-err));
+	/*
+	 * It must run once, to start: before the other CPUs are busy; and
+	 * its wait starts once starvd runs (tracking mode sees it whole).
+	 */
+	ASSERT_EQ(0, victim_start(&spec, &free_victim));
+	START("-S", "-t", "0.5", "-d", "0.5", "-r", "500000000",
+	      "-p", "1000000000");
+	ASSERT_TRUE(daemon_wait_output(self->d, "monitoring CPUs", EVENT_MS));
+	n = hog_other_cpus(self, hogs, HOG_PRIO);
+	ASSERT_LT(0, n);
+	ASSERT_EQ(0, daemon_wait_event(self->d, "boost", free_victim.st->tid,
+				       EVENT_MS, self->line,
+				       sizeof(self->line)))
+		TH_LOG("no boost of %d; stdout:\n%s", free_victim.st->tid,
+		       self->d->out);
+	json_str(self->line, "policy", policy, sizeof(policy));
+	EXPECT_STREQ("SCHED_FIFO", policy);
+	WAIT_EVENT("restore", free_victim.st->tid);
+	/* Starving again, boosted again: said once all the same. */
+	WAIT_EVENT("boost", free_victim.st->tid);
+	daemon_drain(self->d, 200);
+	EXPECT_EQ(1, count(self->d->err, "refused: Device or resource busy"))
+		TH_LOG("stderr:\n%s", self->d->err);
+	EXPECT_TRUE(daemon_output_has(self->d, "admission control"));
+	kill_hogs(self, hogs, n);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+	expect_attr(_metadata, free_victim.st->tid, &orig);
+	victim_stop(&free_victim);
+}
+
+/* The value of a Prometheus sample "@series " in @out, -1 if missing. */
+static double metric(const char *out, const char *series)
+{
+	char want[128];
+	const char *p;
+
+	snprintf(want, sizeof(want), "\n%s ", series);
+	p = strstr(out, want);
+	return p ? atof(p + strlen(want)) : -1;
+}
+
+/*
+ * starvctl status and metrics during a boost, and once starvd is gone.
+ * Kernel threads queued behind the busy loop may starve and be boosted
+ * too: counts are at least the victim's.
+ */
+TEST_F_TIMEOUT(starve, status_and_metrics_show_the_boost, 40)
+{
+	pid_t tid = self->v.st->tid;
+	char out[16384], series[128], want[64];
+	int i;
+
+	START("-t", "0.5", "-d", "60");
+	WAIT_EVENT("boost", tid);
+	ASSERT_EQ(0, RUN(out, bin_path("starvctl"), "--run-dir", TEST_RUN_DIR,
+			 "status", "--json")) TH_LOG("%s", out);
+	EXPECT_LE(1, json_int(out, "boosts"));
+	EXPECT_EQ(self->d->pid, json_int(out, "pid"));
+	snprintf(want, sizeof(want), "\"tid\":%d,", (int)tid);
+	EXPECT_NE(NULL, strstr(strstr(out, "\"boosting\"") ?: "", want))
+		TH_LOG("%s", out);
+
+	ASSERT_EQ(0, RUN(out, bin_path("starvctl"), "--run-dir", TEST_RUN_DIR,
+			 "-b", test_backend(), "metrics")) TH_LOG("%s", out);
+	EXPECT_EQ(1, metric(out, "starvd_up"));
+	EXPECT_LE(1, metric(out, "starvd_boosts_in_progress"));
+	const char *const per_cpu[] = {
+		"starvd_boosts_total", "starvd_starvation_events_total",
+	};
+	for (i = 0; i < 2; i++) {
+		snprintf(series, sizeof(series), "%s{cpu=\"%d\"}", per_cpu[i],
+			 self->cpu);
+		EXPECT_LE(1, metric(out, series)) TH_LOG("%s", series);
+	}
+	snprintf(series, sizeof(series), "starvd_cpu_waiters{cpu=\"%d\"}",
+		 self->cpu);
+	EXPECT_LE(1, metric(out, series)) TH_LOG("%s", out);
+
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+	EXPECT_EQ(1, RUN(out, bin_path("starvctl"), "--run-dir", TEST_RUN_DIR,
+			 "status"));
+	EXPECT_NE(NULL, strstr(out, "starvd is not running"));
+	EXPECT_EQ(0, RUN(out, bin_path("starvctl"), "--run-dir", TEST_RUN_DIR,
+			 "-b", test_backend(), "metrics"));
+	EXPECT_EQ(0, metric(out, "starvd_up"));
+}
+
+/* --kstack: the report carries the starved task's kernel stack. */
+TEST_F_TIMEOUT(starve, kstack_in_report, 40)
+{
+	char stack[1024];
+
+	START("-t", "0.5", "-l", "--kstack");
+	WAIT_EVENT("starving", self->v.st->tid);
+	json_str(self->line, "stack", stack, sizeof(stack));
+	/*
+	 * Woken from its sleep and never run since, it is still in the
+	 * syscall; preempted in user mode, it is in the return to it.
+	 */
+	EXPECT_TRUE(strstr(stack, "nanosleep") ||
+		    strstr(stack, "exit_to_user_mode"))
+		TH_LOG("stack: %s", stack);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+TEST_HARNESS_MAIN
