@@ -185,6 +185,15 @@ void kill_and_reap(pid_t pid)
 
 void victim_stop(struct victim *v)
 {
+	struct sched_attr other = other_attr(0);
+
+	/*
+	 * A victim may still be boosted (a test that kills starvd mid-boost,
+	 * or fails): at 20 us of SCHED_DEADLINE runtime a second, its own
+	 * exit takes tens of seconds in a TCG guest. Exit as SCHED_OTHER.
+	 */
+	if (v->st && v->st != MAP_FAILED && v->st->tid)
+		sched_setattr_tid(v->st->tid, &other);
 	kill_and_reap(v->pid);
 	v->pid = 0;
 	if (v->st && v->st != MAP_FAILED)
