@@ -60,7 +60,7 @@ struct wait_start {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);		/* sized by the loader in tracking mode */
+	__uint(max_entries, 1);	/* the loader sizes it in tracking mode */
 	__type(key, __u32);
 	__type(value, struct wait_start);
 } waits SEC(".maps");

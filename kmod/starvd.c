@@ -431,31 +431,32 @@ static int starvd_cpus_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
+/* Before 5.2 each operation carried the policy; since then the family. */
+#ifdef STARVD_HAVE_FAMILY_POLICY
+#define STARVD_OP_POLICY
+#else
+#define STARVD_OP_POLICY	.policy = starvd_policy,
+#endif
+
 static const struct genl_ops starvd_ops[] = {
 	{
 		.cmd = STARVD_CMD_GET_INFO,
 		.doit = starvd_get_info,
-#ifndef STARVD_HAVE_FAMILY_POLICY
-		.policy = starvd_policy,
-#endif
+		STARVD_OP_POLICY
 	},
 	{
 		.cmd = STARVD_CMD_GET_CPUS,
 		.start = starvd_cpus_start,
 		.dumpit = starvd_cpus_dump,
 		.done = starvd_dump_done,
-#ifndef STARVD_HAVE_FAMILY_POLICY
-		.policy = starvd_policy,
-#endif
+		STARVD_OP_POLICY
 	},
 	{
 		.cmd = STARVD_CMD_GET_TASKS,
 		.start = starvd_tasks_start,
 		.dumpit = starvd_tasks_dump,
 		.done = starvd_dump_done,
-#ifndef STARVD_HAVE_FAMILY_POLICY
-		.policy = starvd_policy,
-#endif
+		STARVD_OP_POLICY
 	},
 };
 

@@ -7,6 +7,7 @@ set -euo pipefail
 
 pkgs=(
 	make gcc clang llvm bpftool pkg-config
+	perl	# checkpatch.pl (make check: the kmod/ and bpf/ coding style)
 	# libFuzzer and the sanitizers' runtimes for clang (make fuzz):
 	# libclang-rt-14-dev on bookworm, a Recommends of clang's.
 	libclang-rt-dev

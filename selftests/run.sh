@@ -6,7 +6,7 @@
 # summary itself.
 #
 # Usage: run.sh BINDIR [unit] [host] [load]
-#   unit   pure logic, no root needed
+#   unit   pure logic and the coding style, no root needed
 #   host   real starvation through the backend in $STARVD_TEST_BACKEND
 #          (bpf: each mode of $STARVD_TEST_BPF_MODES) and the CLI tests
 #   load   the soak: real starvation injected under 10,000 threads and a
@@ -100,6 +100,9 @@ for suite in $suites; do
 		for t in options cpuset detect journal; do
 			run_one "unit-$t" "$bindir/test_$t"
 		done
+		# kmod/, bpf/ and the ABI header in the kernel's coding style.
+		run_one "unit-style" "$here/style.sh" \
+			CHECKPATCH="$bindir/checkpatch/checkpatch.pl"
 		# The fuzz targets over their seeds and regressions (make fuzz).
 		run_one "unit-fuzz-replay" "$bindir/fuzz_replay" \
 			STARVD_FUZZ_DIR="$here/fuzz" ;;

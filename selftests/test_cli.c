@@ -112,7 +112,7 @@ TEST_F(root, daemon_writes_final_pid_and_stops_on_sigterm)
 	int i;
 
 	set_rt(-1);
-	ASSERT_NE(NULL, mkdtemp(dir));
+	ASSERT_TRUE(NULL != mkdtemp(dir));
 	snprintf(pidfile, sizeof(pidfile), "%s/starvd.pid", dir);
 	ASSERT_EQ(0, RUN(out, bin_path("starvd"), "-P", pidfile, "-b",
 			 test_backend(), "--run-dir", dir, "-t", "5"))

@@ -98,7 +98,7 @@ TEST(add_load_remove)
 	struct journal j;
 	size_t n;
 
-	ASSERT_NE(NULL, mkdtemp(dir));
+	ASSERT_TRUE(NULL != mkdtemp(dir));
 	ASSERT_EQ(0, journal_open(&j, dir));
 	ASSERT_EQ(0, journal_add(&j, &a));
 	ASSERT_EQ(0, journal_add(&j, &b));

@@ -460,9 +460,9 @@ FIXTURE_SETUP(load)
 
 	self->c = mmap(NULL, sizeof(*self->c), PROT_READ | PROT_WRITE,
 		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, self->c);
+	ASSERT_TRUE(MAP_FAILED != self->c);
 	self->d = calloc(1, sizeof(*self->d));
-	ASSERT_NE(NULL, self->d);
+	ASSERT_TRUE(NULL != self->d);
 
 	/* The load first: starvd starts, calibrates and reads under it. */
 	self->sleepers = sleepers_start(self->c);
@@ -691,7 +691,7 @@ static void daemon_sample(struct __test_metadata *_metadata,
 			break;
 		st = NULL;
 	}
-	ASSERT_NE(NULL, st) TH_LOG("no status line after SIGUSR1: %s", self->d->err);
+	ASSERT_TRUE(NULL != st) TH_LOG("no status line after SIGUSR1: %s", self->d->err);
 	ASSERT_EQ(4, sscanf(st, "in progress, %llu reads, %llu starving, %llu boosts, %llu boost failures",
 			    &s->reads, &s->starving, &s->boosts, &s->failures))
 		TH_LOG("%s", st);

@@ -385,7 +385,7 @@ FIXTURE_SETUP(daemon)
 	if (geteuid())
 		SKIP(return, "needs root");
 	self->d = calloc(1, sizeof(*self->d));
-	ASSERT_NE(NULL, self->d);
+	ASSERT_TRUE(NULL != self->d);
 	self->base = CAP_BIT(CAP_SYS_NICE);
 	if (is_bpf()) {
 		if (bpf_reads_need_caps())
@@ -576,7 +576,7 @@ static void check_unit(struct __test_metadata *_metadata, const char *name,
 	const char *score;
 	int ret;
 
-	ASSERT_NE(NULL, mkdtemp(dir));
+	ASSERT_TRUE(NULL != mkdtemp(dir));
 	ret = installed_unit(dir, name, unit, sizeof(unit));
 	ASSERT_EQ(0, ret) TH_LOG("cannot write the installed unit: %s",
 				 strerror(-ret));
@@ -591,7 +591,7 @@ static void check_unit(struct __test_metadata *_metadata, const char *name,
 	score = strstr(out, "Overall exposure level");
 	EXPECT_EQ(0, ret) TH_LOG("%s: exposure above %d.%d:\n%s", name,
 				 max / 10, max % 10, out);
-	ASSERT_NE(NULL, score) TH_LOG("%s", out);
+	ASSERT_TRUE(NULL != score) TH_LOG("%s", out);
 	TH_LOG("%.*s", (int)strcspn(score, "\n"), score);
 
 	/* The unit also loads: directives, paths, commands. */

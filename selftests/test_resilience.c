@@ -79,7 +79,7 @@ static void restart(struct __test_metadata *_metadata,
 	       (double)(now_ns() - t0) / NSEC_PER_MSEC);
 	restored = strstr(self->d->err, expect);
 	monitoring = strstr(self->d->err, "monitoring CPUs");
-	ASSERT_NE(NULL, restored) TH_LOG("no '%s' in:\n%s", expect,
+	ASSERT_TRUE(NULL != restored) TH_LOG("no '%s' in:\n%s", expect,
 					  self->d->err);
 	EXPECT_LT(restored, monitoring);
 }
@@ -398,7 +398,7 @@ TEST_F_TIMEOUT(starve, status_and_metrics_show_the_boost, 40)
 	EXPECT_LE(1, json_int(out, "boosts"));
 	EXPECT_EQ(self->d->pid, json_int(out, "pid"));
 	snprintf(want, sizeof(want), "\"tid\":%d,", (int)tid);
-	EXPECT_NE(NULL, strstr(strstr(out, "\"boosting\"") ?: "", want))
+	EXPECT_TRUE(NULL != strstr(strstr(out, "\"boosting\"") ?: "", want))
 		TH_LOG("%s", out);
 
 	ASSERT_EQ(0, RUN(out, bin_path("starvctl"), "--run-dir", TEST_RUN_DIR,
@@ -420,7 +420,7 @@ TEST_F_TIMEOUT(starve, status_and_metrics_show_the_boost, 40)
 	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
 	EXPECT_EQ(1, RUN(out, bin_path("starvctl"), "--run-dir", TEST_RUN_DIR,
 			 "status"));
-	EXPECT_NE(NULL, strstr(out, "starvd is not running"));
+	EXPECT_TRUE(NULL != strstr(out, "starvd is not running"));
 	EXPECT_EQ(0, RUN(out, bin_path("starvctl"), "--run-dir", TEST_RUN_DIR,
 			 "-b", test_backend(), "metrics"));
 	EXPECT_EQ(0, metric(out, "starvd_up"));

@@ -144,7 +144,9 @@ bool on_memory_fs(const char *path)
 
 	if (statfs(path, &st))
 		return false;
-	return st.f_type == TMPFS_MAGIC || st.f_type == RAMFS_MAGIC;
+	/* f_type is a signed word on 32-bit, the magics are unsigned. */
+	return (unsigned long)st.f_type == TMPFS_MAGIC ||
+	       (unsigned long)st.f_type == RAMFS_MAGIC;
 }
 
 int write_file_atomic(const char *path,

@@ -81,6 +81,7 @@ enum starvd_cmd {
 	STARVD_CMD_GET_TASKS,	/* dump: one message per task */
 	__STARVD_CMD_MAX,
 };
+
 #define STARVD_CMD_MAX (__STARVD_CMD_MAX - 1)
 
 enum starvd_attr {
@@ -102,6 +103,7 @@ enum starvd_attr {
 	STARVD_A_CURR,		/* nest: task holding the CPU */
 	__STARVD_A_MAX,
 };
+
 #define STARVD_A_MAX (__STARVD_A_MAX - 1)
 
 enum starvd_task_attr {
@@ -118,6 +120,7 @@ enum starvd_task_attr {
 	STARVD_TASK_A_COMM,	/* string */
 	__STARVD_TASK_A_MAX,
 };
+
 #define STARVD_TASK_A_MAX (__STARVD_TASK_A_MAX - 1)
 
 #endif /* _STARVD_ABI_H */

@@ -54,7 +54,7 @@ FIXTURE_SETUP(starve)
 	ASSERT_EQ(0, rt_throttle_off(&self->saved_rt));
 	self->rt_changed = true;
 	self->d = calloc(1, sizeof(*self->d));
-	ASSERT_NE(NULL, self->d);
+	ASSERT_TRUE(NULL != self->d);
 	spec.cpu = self->cpu;
 	ASSERT_EQ(0, victim_start(&spec, &self->v));
 	self->hog = hog_start(self->cpu, HOG_PRIO, HOG_MAX_S);
