@@ -8,6 +8,8 @@ set -euo pipefail
 pkgs=(
 	make gcc clang llvm bpftool pkg-config
 	perl	# checkpatch.pl (make check: the kmod/ and bpf/ coding style)
+	curl	# scraping node_exporter (make check: starvctl metrics)
+	systemd	# systemd-analyze (make check: the units' sandbox)
 	# libFuzzer and the sanitizers' runtimes for clang (make fuzz):
 	# libclang-rt-14-dev on bookworm, a Recommends of clang's.
 	libclang-rt-dev

@@ -7,6 +7,8 @@
  * fixture and backends as test_starvation.c.
  */
 #include <dirent.h>
+#include <libgen.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -376,6 +378,8 @@ static double metric(const char *out, const char *series)
 	const char *p;
 
 	snprintf(want, sizeof(want), "\n%s ", series);
+	if (!strncmp(out, want + 1, strlen(want + 1)))
+		return atof(out + strlen(want + 1));
 	p = strstr(out, want);
 	return p ? atof(p + strlen(want)) : -1;
 }
@@ -424,6 +428,58 @@ TEST_F_TIMEOUT(starve, status_and_metrics_show_the_boost, 40)
 	EXPECT_EQ(0, RUN(out, bin_path("starvctl"), "--run-dir", TEST_RUN_DIR,
 			 "-b", test_backend(), "metrics"));
 	EXPECT_EQ(0, metric(out, "starvd_up"));
+}
+
+/* Debian's node_exporter, unpacked next to this test by its Makefile. */
+static void exporter_path(char *buf, size_t len)
+{
+	char self_exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
+
+	self_exe[n > 0 ? n : 0] = '\0';
+	snprintf(buf, len, "%s/node-exporter/usr/bin/prometheus-node-exporter",
+		 dirname(self_exe));
+}
+
+/*
+ * What a fleet's Prometheus gets: node_exporter's textfile collector
+ * parses the file "starvctl metrics -o" writes during a boost (a format
+ * error would show as node_textfile_scrape_error 1) and serves starvd's
+ * samples as written.
+ */
+TEST_F_TIMEOUT(starve, metrics_scraped_by_node_exporter, 40)
+{
+	char dir[] = "/tmp/starvd-prom.XXXXXX", file[PATH_MAX + 16];
+	char exporter[PATH_MAX], out[16384], series[128];
+	pid_t tid = self->v.st->tid;
+	int ret;
+
+	if (getenv("STARVD_VM_GUEST"))
+		SKIP(return, "the test guests have no network, not even loopback: node_exporter is checked on the host");
+	exporter_path(exporter, sizeof(exporter));
+	ASSERT_EQ(0, access(exporter, X_OK))
+		TH_LOG("%s missing: make -C selftests fetches it", exporter);
+	ASSERT_TRUE(NULL != mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/starvd.prom", dir);
+
+	START("-t", "0.5", "-d", "60");
+	WAIT_EVENT("boost", tid);
+	ret = RUN(out, bin_path("starvctl"), "--run-dir", TEST_RUN_DIR,
+		  "-b", test_backend(), "metrics", "-o", file);
+	EXPECT_EQ(0, ret) TH_LOG("%s", out);
+	if (!ret)
+		ret = RUN(out, "./scrape.sh", exporter, dir);
+	unlink(file);
+	rmdir(dir);
+	ASSERT_EQ(0, ret) TH_LOG("%s", out);
+	EXPECT_EQ(0, metric(out, "node_textfile_scrape_error"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(1, metric(out, "starvd_up"));
+	EXPECT_LE(1, metric(out, "starvd_boosts_in_progress"));
+	snprintf(series, sizeof(series), "starvd_boosts_total{cpu=\"%d\"}",
+		 self->cpu);
+	EXPECT_LE(1, metric(out, series)) TH_LOG("%s", series);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
 }
 
 /* --kstack: the report carries the starved task's kernel stack. */

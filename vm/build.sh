@@ -33,7 +33,7 @@ esac
 
 make -s "${mk[@]}" O="$o" BIN="$bin" CC="$cc" ||
 	die "building the daemon ($1-bit) failed; output above"
-make -s -C selftests O="$STARVD_TOP/$o" CC="$cc" "${selftest_libs[@]}" ||
+make -s -C selftests progs O="$STARVD_TOP/$o" CC="$cc" "${selftest_libs[@]}" ||
 	die "building the selftests ($1-bit) failed; output above"
 mkdir -p "$o/kmod-tests"
 for t in nlcheck nlfuzz; do
