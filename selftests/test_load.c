@@ -691,7 +691,8 @@ static void daemon_sample(struct __test_metadata *_metadata,
 			break;
 		st = NULL;
 	}
-	ASSERT_TRUE(NULL != st) TH_LOG("no status line after SIGUSR1: %s", self->d->err);
+	ASSERT_TRUE(NULL != st)
+		TH_LOG("no status line after SIGUSR1: %s", self->d->err);
 	ASSERT_EQ(4, sscanf(st, "in progress, %llu reads, %llu starving, %llu boosts, %llu boost failures",
 			    &s->reads, &s->starving, &s->boosts, &s->failures))
 		TH_LOG("%s", st);

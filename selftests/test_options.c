@@ -234,8 +234,8 @@ TEST(refused_command_line_frees_its_regexes)
 	PARSE(&p, "-i", "kworker,ksoftirqd", "-I", "(");
 	ASSERT_EQ(PARSE_ERROR, p.res);
 	EXPECT_EQ(0, p.cfg.ignore_threads.n);
-	EXPECT_EQ(NULL, p.cfg.ignore_threads.re);
-	EXPECT_EQ(NULL, p.cfg.ignore_processes.re);
+	EXPECT_TRUE(NULL == p.cfg.ignore_threads.re);
+	EXPECT_TRUE(NULL == p.cfg.ignore_processes.re);
 	/* An empty list is refused after another one too. */
 	PARSE(&p, "-i", "kworker", "-i", ",");
 	EXPECT_EQ(PARSE_ERROR, p.res);
