@@ -377,6 +377,27 @@ static enum parse_result parse_cpu_opt(const char *opt, const char *arg,
 	return PARSE_OK;
 }
 
+/* A time in seconds (decimals allowed) or in nanoseconds, > 0. */
+static enum parse_result parse_seconds_opt(const char *opt, const char *arg,
+					   uint64_t *ns, char *err, size_t len)
+{
+	if (parse_seconds(arg, ns))
+		return fail(err, len,
+			    "%s: '%s' is not a positive number of seconds",
+			    opt, arg);
+	return PARSE_OK;
+}
+
+static enum parse_result parse_ns_opt(const char *opt, const char *arg,
+				      uint64_t *ns, char *err, size_t len)
+{
+	if (parse_ns(arg, ns))
+		return fail(err, len,
+			    "%s: '%s' is not a positive number of nanoseconds",
+			    opt, arg);
+	return PARSE_OK;
+}
+
 /* Backend names, with stalld's for the same sources. */
 static const struct {
 	const char *name;
@@ -504,34 +525,34 @@ static enum parse_result parse(int argc, char **argv, int nr_cpus,
 			cfg->have_affinity = true;
 			break;
 		case 't':
-			if (parse_seconds(optarg, &cfg->threshold_ns))
-				return fail(err, len,
-					    "-t/--starving_threshold: '%s' is not a positive number of seconds",
-					    optarg);
+			if (parse_seconds_opt("-t/--starving_threshold",
+					      optarg, &cfg->threshold_ns,
+					      err, len))
+				return PARSE_ERROR;
 			break;
 		case 'g':
-			if (parse_seconds(optarg, &cfg->granularity_ns))
-				return fail(err, len,
-					    "-g/--granularity: '%s' is not a positive number of seconds",
-					    optarg);
+			if (parse_seconds_opt("-g/--granularity",
+					      optarg, &cfg->granularity_ns,
+					      err, len))
+				return PARSE_ERROR;
 			break;
 		case 'd':
-			if (parse_seconds(optarg, &cfg->boost_duration_ns))
-				return fail(err, len,
-					    "-d/--boost_duration: '%s' is not a positive number of seconds",
-					    optarg);
+			if (parse_seconds_opt("-d/--boost_duration",
+					      optarg, &cfg->boost_duration_ns,
+					      err, len))
+				return PARSE_ERROR;
 			break;
 		case 'p':
-			if (parse_ns(optarg, &cfg->boost_period_ns))
-				return fail(err, len,
-					    "-p/--boost_period: '%s' is not a positive number of nanoseconds",
-					    optarg);
+			if (parse_ns_opt("-p/--boost_period",
+					 optarg, &cfg->boost_period_ns,
+					 err, len))
+				return PARSE_ERROR;
 			break;
 		case 'r':
-			if (parse_ns(optarg, &cfg->boost_runtime_ns))
-				return fail(err, len,
-					    "-r/--boost_runtime: '%s' is not a positive number of nanoseconds",
-					    optarg);
+			if (parse_ns_opt("-r/--boost_runtime",
+					 optarg, &cfg->boost_runtime_ns,
+					 err, len))
+				return PARSE_ERROR;
 			break;
 		case 'R':
 			if (parse_int(optarg, 1, 90, &v))
