@@ -151,7 +151,7 @@ TEST_F_TIMEOUT(starve, deadline_refused_eperm_falls_back_once, 40)
 	char policy[32];
 	int boosts;
 
-	rt_throttle_restore(THROTTLED_RT_US);
+	ASSERT_EQ(0, rt_throttle_restore(THROTTLED_RT_US));
 	START("-S", "-t", "0.5", "-d", "0.3");
 	for (boosts = 0; boosts < 2; boosts++) {
 		WAIT_EVENT("boost", tid);
@@ -321,22 +321,10 @@ TEST_F_TIMEOUT(starve, deadline_refused_ebusy_falls_back, 60)
 	struct victim free_victim;
 	char policy[32];
 	int n, held, err;
-	long rt;
 
 	test_above_hogs(_metadata);
-	/*
-	 * Admission control only works with RT throttling on. Turning it on
-	 * fails (EBUSY) while the DEADLINE bandwidth of tasks that just
-	 * exited (earlier tests' boosts) is not released yet: retry a while.
-	 */
-	for (n = 0; n < 100; n++) {
-		rt_throttle_restore(THROTTLED_RT_US);
-		ASSERT_EQ(0, rt_runtime_read(&rt));
-		if (rt == THROTTLED_RT_US)
-			break;
-		usleep(50 * 1000);
-	}
-	ASSERT_EQ(THROTTLED_RT_US, rt);
+	/* Admission control only works with RT throttling on. */
+	ASSERT_EQ(0, rt_throttle_restore(THROTTLED_RT_US));
 	bw = hold_dl_bandwidth(&held, &err);
 	ASSERT_LT(0, bw);
 	self->bw_holder = bw;

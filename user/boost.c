@@ -193,8 +193,13 @@ int boost_start(struct booster *b, const struct starvd_task *t,
 	ret = -EINVAL;	/* SCHED_FIFO emulation unless SCHED_DEADLINE works */
 	if (!b->p.force_fifo && !b->dl_unavailable) {
 		ret = dl_ret = start_deadline(b, &bo);
+		/*
+		 * A success means bandwidth is free again: a later EBUSY is
+		 * news. EPERM is about the refused task's affinity, which the
+		 * success of another task says nothing about.
+		 */
 		if (!dl_ret)
-			b->dl_refusals_logged = 0;
+			b->dl_refusals_logged &= ~refusal_bit(-EBUSY);
 		if (dl_ret == -ESRCH || bo.unjournaled)
 			goto failed;
 	}
@@ -213,7 +218,7 @@ int boost_start(struct booster *b, const struct starvd_task *t,
 				t->comm, strerror(-ret), setattr_hint(ret));
 		goto failed;
 	}
-	/* Said once per reason, until SCHED_DEADLINE boosts work again. */
+	/* Said once per reason (EBUSY: again after a boost that worked). */
 	if (dl_ret && !b->dl_unavailable &&
 	    !(b->dl_refusals_logged & refusal_bit(dl_ret))) {
 		log_msg("SCHED_DEADLINE boost of pid %u (%s) refused: %s%s; using SCHED_FIFO emulation for it and for the next ones refused this way",

@@ -27,12 +27,25 @@ int rt_throttle_off(long *saved)
 	return write_string(RT_RUNTIME_PATH, "-1");
 }
 
-void rt_throttle_restore(long saved)
+/*
+ * Turning RT throttling back on fails with EBUSY while the DEADLINE
+ * bandwidth of tasks that just exited (boosted victims) is not released
+ * yet: that takes up to a boost period, longer in a TCG guest. Retry for
+ * up to 10 s.
+ */
+int rt_throttle_restore(long saved)
 {
 	char buf[32];
+	int i, ret;
 
 	snprintf(buf, sizeof(buf), "%ld", saved);
-	write_string(RT_RUNTIME_PATH, buf);
+	for (i = 0; i < 200; i++) {
+		ret = write_string(RT_RUNTIME_PATH, buf);
+		if (ret != -EBUSY)
+			break;
+		usleep(50 * 1000);
+	}
+	return ret;
 }
 
 /* A negative @cpu leaves the affinity as it is. */

@@ -37,7 +37,7 @@ struct victim {
 
 /* RT throttling off for the test; restored by rt_throttle_restore(). */
 int rt_throttle_off(long *saved);
-void rt_throttle_restore(long saved);
+int rt_throttle_restore(long saved);
 
 /* SCHED_FIFO @prio busy loop on @cpu for at most @max_s seconds. */
 pid_t hog_start(int cpu, int prio, int max_s);
