@@ -26,7 +26,7 @@ for port in $(seq 19130 19169); do
 	pid=$!
 	for _ in $(seq 50); do
 		kill -0 "$pid" 2>/dev/null || break
-		if out=$(curl -sf "http://127.0.0.1:$port/metrics"); then
+		if out=$(curl -sf --max-time 5 "http://127.0.0.1:$port/metrics"); then
 			stop
 			grep -E '^(starvd|node_textfile)_' <<<"$out"
 			grep 'level=error' "$log"
