@@ -92,7 +92,8 @@ static void collect_holders(struct starvd *d)
  * on the CPU without outranking anything: the busy loop it preempted,
  * waiting for a few milliseconds, is what starves a real-time task. (Named
  * as the holder, it also made the SCHED_FIFO emulation run the task at
- * priority 1, below the busy loop.)
+ * priority 1, below the busy loop.) Tasks starvd is boosting are not
+ * holders either: their priority is starvd's, for a moment.
  */
 static const struct starvd_task *holder_of(const struct starvd *d,
 					   const struct starvd_task *t)
@@ -102,12 +103,14 @@ static const struct starvd_task *holder_of(const struct starvd *d,
 
 	if (t->cpu < 0 || t->cpu >= d->backend.nr_cpus)
 		return NULL;
-	if (d->holders[t->cpu].tid)
-		h = &d->holders[t->cpu];
+	w = &d->holders[t->cpu];
+	if (w->tid && !boost_active(&d->booster, w->tid))
+		h = w;
 	for (i = 0; i < d->tasks.n; i++) {
 		w = &d->tasks.v[i];
 		if (w->state == STARVD_TASK_WAITING && w->cpu == t->cpu &&
-		    w->tid != t->tid && (!h || w->prio < h->prio))
+		    w->tid != t->tid && (!h || w->prio < h->prio) &&
+		    !boost_active(&d->booster, w->tid))
 			h = w;
 	}
 	return h;
