@@ -377,25 +377,15 @@ static enum parse_result parse_cpu_opt(const char *opt, const char *arg,
 	return PARSE_OK;
 }
 
-/* A time in seconds (decimals allowed) or in nanoseconds, > 0. */
-static enum parse_result parse_seconds_opt(const char *opt, const char *arg,
-					   uint64_t *ns, char *err, size_t len)
+/* -t, -g and -d take seconds (decimals allowed), -p and -r nanoseconds. */
+static enum parse_result parse_time_opt(const char *opt, const char *arg,
+					bool seconds, uint64_t *ns,
+					char *err, size_t len)
 {
-	if (parse_seconds(arg, ns))
-		return fail(err, len,
-			    "%s: '%s' is not a positive number of seconds",
-			    opt, arg);
-	return PARSE_OK;
-}
-
-static enum parse_result parse_ns_opt(const char *opt, const char *arg,
-				      uint64_t *ns, char *err, size_t len)
-{
-	if (parse_ns(arg, ns))
-		return fail(err, len,
-			    "%s: '%s' is not a positive number of nanoseconds",
-			    opt, arg);
-	return PARSE_OK;
+	if (!(seconds ? parse_seconds(arg, ns) : parse_ns(arg, ns)))
+		return PARSE_OK;
+	return fail(err, len, "%s: '%s' is not a positive number of %s",
+		    opt, arg, seconds ? "seconds" : "nanoseconds");
 }
 
 /* Backend names, with stalld's for the same sources. */
@@ -525,33 +515,28 @@ static enum parse_result parse(int argc, char **argv, int nr_cpus,
 			cfg->have_affinity = true;
 			break;
 		case 't':
-			if (parse_seconds_opt("-t/--starving_threshold",
-					      optarg, &cfg->threshold_ns,
-					      err, len))
+			if (parse_time_opt("-t/--starving_threshold", optarg,
+					   true, &cfg->threshold_ns, err, len))
 				return PARSE_ERROR;
 			break;
 		case 'g':
-			if (parse_seconds_opt("-g/--granularity",
-					      optarg, &cfg->granularity_ns,
-					      err, len))
+			if (parse_time_opt("-g/--granularity", optarg, true,
+					   &cfg->granularity_ns, err, len))
 				return PARSE_ERROR;
 			break;
 		case 'd':
-			if (parse_seconds_opt("-d/--boost_duration",
-					      optarg, &cfg->boost_duration_ns,
-					      err, len))
+			if (parse_time_opt("-d/--boost_duration", optarg, true,
+					   &cfg->boost_duration_ns, err, len))
 				return PARSE_ERROR;
 			break;
 		case 'p':
-			if (parse_ns_opt("-p/--boost_period",
-					 optarg, &cfg->boost_period_ns,
-					 err, len))
+			if (parse_time_opt("-p/--boost_period", optarg, false,
+					   &cfg->boost_period_ns, err, len))
 				return PARSE_ERROR;
 			break;
 		case 'r':
-			if (parse_ns_opt("-r/--boost_runtime",
-					 optarg, &cfg->boost_runtime_ns,
-					 err, len))
+			if (parse_time_opt("-r/--boost_runtime", optarg, false,
+					   &cfg->boost_runtime_ns, err, len))
 				return PARSE_ERROR;
 			break;
 		case 'R':
