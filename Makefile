@@ -29,13 +29,16 @@ WARN		:= -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
 		   -Wstrict-prototypes -Wmissing-prototypes
 CPPFLAGS	+= -D_GNU_SOURCE -DSTARVD_VERSION='"$(VERSION)"' -Iinclude \
 		   -I$(O) -Iuser $(shell $(PKG_CONFIG) --cflags libnl-genl-3.0 2>/dev/null)
-LDLIBS		+= $(shell $(PKG_CONFIG) --libs libnl-genl-3.0 2>/dev/null) -lm
+LDLIBS		+= $(shell $(PKG_CONFIG) --libs libnl-genl-3.0 2>/dev/null) -lm -pthread
 # libcap: starvd drops the capabilities it no longer needs (user/caps.c).
 LDLIBS		+= $(or $(shell $(PKG_CONFIG) --libs libcap 2>/dev/null),-lcap)
+# json-c: event lines and starvctl --json (user/json.h says why json-c).
+CPPFLAGS	+= $(shell $(PKG_CONFIG) --cflags json-c 2>/dev/null)
+LDLIBS		+= $(or $(shell $(PKG_CONFIG) --libs json-c 2>/dev/null),-ljson-c)
 
 USER_OBJS	:= util cpuset sched_attr options log backend backend_netlink proc \
 		   detect journal boost report daemon throttle state metrics \
-		   starvctl_args caps
+		   starvctl_args caps escalate hrtick json event
 ifeq ($(BPF),1)
 USER_OBJS	+= backend_bpf
 LDLIBS		+= -lbpf -lelf -lz
@@ -47,25 +50,36 @@ PROGS		:= $(BIN)/starvd $(BIN)/starvctl
 
 all: $(PROGS)
 
-$(O)/vmlinux.h:
-	@mkdir -p $(@D)
-	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp
-	@mv $@.tmp $@
+# The kernel types the BPF programs are compiled against: committed per
+# architecture (bpf/vmlinux/gen.sh regenerates them from a pinned Debian
+# kernel's BTF), never the build machine's kernel, so the same sources
+# give the same object anywhere; CO-RE adapts it to the running kernel at
+# load time. VMLINUX_H=FILE builds against another, e.g. one dumped with
+# "bpftool btf dump file /sys/kernel/btf/vmlinux format c".
+VMLINUX_H	?= bpf/vmlinux/$(ARCH_BPF)/vmlinux.h
 
-$(O)/%.bpf.o: bpf/%.bpf.c bpf/cpu_state.h include/starvd/abi.h $(O)/vmlinux.h
+$(O)/vmlinux.h: $(VMLINUX_H)
+	@mkdir -p $(@D)
+	cp $< $@
+
+$(VMLINUX_H):
+	@echo "no $@ for $(ARCH_BPF): make VMLINUX_H=FILE (see bpf/vmlinux/gen.sh)"; exit 1
+
+$(O)/%.bpf.o: bpf/%.bpf.c bpf/starvd_bpf.h include/starvd/abi.h $(O)/vmlinux.h
 	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH_BPF) -I$(O) \
-		-Iinclude -Wall -c $< -o $@
+		-Iinclude -Wall -fdebug-prefix-map=$(CURDIR)=. -c $< -o $@
 
 $(O)/%.skel.h: $(O)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp
 	@mv $@.tmp $@
 
 ifeq ($(BPF),1)
-$(O)/user/backend_bpf.o: $(O)/starvd.skel.h bpf/cpu_state.h
+$(O)/user/backend_bpf.o: $(O)/starvd.skel.h bpf/starvd_bpf.h
 $(O)/user/backend_bpf.o: CPPFLAGS += -Ibpf
 endif
 
-$(O)/user/%.o: user/%.c $(wildcard user/*.h) include/starvd/abi.h
+$(O)/user/%.o: user/%.c $(wildcard user/*.h) include/starvd/abi.h \
+		include/starvd/starvd.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c $< -o $@
 
@@ -75,6 +89,12 @@ $(O)/libstarvd.a: $(LIB_OBJS)
 $(PROGS): $(BIN)/%: $(O)/user/%.o $(O)/libstarvd.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# The netlink uapi header, generated from its spec by the kernel's
+# ynl-gen-c.py (committed; the unit suite checks it is up to date).
+abi:
+	scripts/gen-abi.py "$$(vm/ynl.sh)" include/starvd/starvd.yaml \
+		include/starvd/starvd.h
 
 # Build dependencies (Debian/Ubuntu packages), installed when missing.
 deps:
@@ -100,6 +120,16 @@ ifneq ($(wildcard mk/kmod.mk),)
 	$(if $(filter 1,$(VM)),@RESULTS=$(RESULTS) $(MAKE) check-vm || \
 		echo "check-vm # Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:1" >> $(RESULTS))
 endif
+ifneq ($(wildcard mk/pkg.mk),)
+	@RESULTS=$(RESULTS) $(MAKE) check-pkg || grep -q '^pkg ' $(RESULTS) || \
+		echo "pkg-build # Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:1" >> $(RESULTS)
+	$(if $(filter 1,$(VM)),@RESULTS=$(RESULTS) vm/pkg-guest.sh $(PKG_GUEST) $(PKG_DIR) || \
+		grep -q '^pkg-vm-' $(RESULTS) || echo "pkg-vm-build # Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:1" >> $(RESULTS))
+endif
+ifneq ($(wildcard mk/kselftest.mk),)
+	@RESULTS=$(RESULTS) $(MAKE) kselftest-run || grep -q '^kselftest ' $(RESULTS) || \
+		echo "kselftest-build # Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:1" >> $(RESULTS)
+endif
 	@selftests/summary.sh $(RESULTS)
 
 bench: deps all $(O)/bench.skel.h
@@ -118,11 +148,31 @@ install: all
 		$(DESTDIR)$(UNITDIR)/starvd-metrics.timer
 	install -D -m 0644 systemd/starvd.conf $(DESTDIR)$(SYSCONFDIR)/default/starvd
 
+# For machines switching from stalld (README.md, "Switching from stalld"):
+# the stalld name (a link: starvd then logs as stalld and keeps its state
+# in /run/stalld), stalld.service (starvd.service under stalld's names,
+# systemd/stalld.sed), throttlectl, and stalld's /etc/sysconfig/stalld
+# unless the machine has one.
+install-stalld-compat: install
+	ln -sfn starvd $(DESTDIR)$(BINDIR)/stalld
+	ln -sfn starvd.8 $(DESTDIR)$(MANDIR)/man8/stalld.8
+	sed 's|@BINDIR@|$(BINDIR)|g' scripts/throttlectl.sh > $(O)/throttlectl
+	install -D -m 0755 $(O)/throttlectl $(DESTDIR)$(BINDIR)/throttlectl
+	sed -f systemd/stalld.sed systemd/starvd.service | \
+		sed 's|@BINDIR@|$(BINDIR)|g' > $(O)/stalld.service
+	install -D -m 0644 $(O)/stalld.service $(DESTDIR)$(UNITDIR)/stalld.service
+	test -e $(DESTDIR)$(SYSCONFDIR)/sysconfig/stalld || \
+		install -D -m 0644 systemd/stalld.conf \
+			$(DESTDIR)$(SYSCONFDIR)/sysconfig/stalld
+
 clean:
 	rm -rf $(O) $(PROGS)
 
 -include mk/kmod.mk
+-include mk/dkms.mk
+-include mk/pkg.mk
+-include mk/kselftest.mk
 -include mk/fuzz.mk
 
-.PHONY: all deps run demo check bench install clean
+.PHONY: all abi deps run demo check bench install install-stalld-compat clean
 .SECONDARY:

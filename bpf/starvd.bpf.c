@@ -5,13 +5,18 @@
  * The wait data is read on demand by a task iterator (iter/task) that
  * reports, filtered in the kernel, the tasks that are runnable but not on
  * a CPU and the task holding each CPU. In the default mode the start of a
- * wait is the scheduler's own task->sched_info.last_queued, so the only
- * program on the scheduler hot path is a small sched_switch hook that
- * keeps a per-CPU event count and, when the reader is switched in, the
- * CLOCK_MONOTONIC time of that switch, from which a read calibrates the
- * scheduler clock. Where sched_info is not maintained, the tracking
- * mode records the start of each wait from tracepoints in a preallocated
- * hash table keyed by tid: O(1) per event.
+ * wait is the scheduler's own task->sched_info.last_queued and nothing is
+ * attached to the scheduler: each read calibrates the scheduler clock from
+ * the reader's own last switch-in (see calibrate()). Where sched_info is
+ * not maintained, the tracking mode records the start of each wait from
+ * tracepoints in a preallocated hash table keyed by tid: O(1) per event.
+ *
+ * Kernel interfaces used, with the release that added them (the oldest
+ * kernel this object can load on is the newest of these):
+ * BTF-typed raw tracepoints (tp_btf, tracking mode only) 5.5, the task
+ * iterator and bpf_seq_write() 5.8. Task fields are read with CO-RE; no
+ * kernel symbol, kfunc or helper added after 5.8 is used (not
+ * bpf_get_current_task_btf(), 5.11).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -19,40 +24,32 @@
 #include <bpf/bpf_core_read.h>
 #include <starvd/abi.h>
 
-#include "cpu_state.h"
+#include "starvd_bpf.h"
 
 #define TASK_RUNNING		0
 #define TASK_ON_RQ_QUEUED	1
-#define MAX_CPUS		8192
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* enum starvd_bpf_mode, set by the loader before load. */
-__u32 mode;
-
-/* task_struct of the thread that reads the iterator, set by each read. */
-__u64 reader_task;
-
-/* Set by the reader before each read; one reader per loaded object. */
-__u64 cpu_mask[MAX_CPUS / 64];
-__u64 min_wait_ns;
-bool cpu_filter;		/* false: every CPU */
-
-/* Time every wait of the current read refers to. */
-static __u64 read_now;
 /*
- * CLOCK_MONOTONIC - scheduler clock, calibrated at the start of a read;
- * 0 until a calibration succeeded, then kept when one cannot be made.
+ * Load-time settings: written by the loader through the skeleton before
+ * the load, then frozen (.rodata), so the verifier sees their values and
+ * drops the code of the other mode: tracking mode loads on kernels whose
+ * BTF has no sched_info.last_queued.
  */
-__s64 read_offset;
+const volatile __u32 mode = STARVD_MODE_SCHED_INFO; /* starvd_bpf_mode */
 
-/* Per-CPU: each CPU writes only its own copy, no shared cache lines. */
+/* Per-read inputs, and what the programs write (starvd_bpf.h). */
+struct starvd_bpf_input input;
+struct starvd_bpf_state prog_state;
+
+/* Tracking mode, per CPU: each CPU writes only its own copy. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct cpu_state);
-} cpu_states SEC(".maps");
+	__type(value, struct starvd_bpf_cpu);
+} track_counts SEC(".maps");
 
 struct wait_start {
 	__u64 start_ns;		/* CLOCK_MONOTONIC */
@@ -65,12 +62,12 @@ struct {
 	__type(value, struct wait_start);
 } waits SEC(".maps");
 
-/* Kernels before 5.14 call the task state "state". */
+/* Linux 5.14 renamed task_struct.state to __state. */
 struct task_struct___pre514 {
 	long state;
 } __attribute__((preserve_access_index));
 
-/* x86 kernels before 5.16 keep the CPU in the task itself. */
+/* Linux 5.16 moved the CPU of a task into thread_info on x86. */
 struct task_struct___pre516 {
 	unsigned int cpu;
 } __attribute__((preserve_access_index));
@@ -93,39 +90,15 @@ static __always_inline int task_cpu(struct task_struct *t)
 	return BPF_CORE_READ(old, cpu);
 }
 
-static __always_inline struct cpu_state *this_cpu_state(void)
-{
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&cpu_states, &zero);
-}
-
 static __always_inline bool cpu_monitored(int cpu)
 {
 	__u32 idx = (__u32)cpu / 64;
 
-	if (!cpu_filter)
+	if (!input.cpu_filter)
 		return true;
-	if (idx >= MAX_CPUS / 64)
+	if (idx >= STARVD_BPF_MAX_CPUS / 64)
 		return false;
-	return cpu_mask[idx] & (1ULL << (cpu & 63));
-}
-
-SEC("tp_btf/sched_switch")
-int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
-	     struct task_struct *next)
-{
-	struct cpu_state *s = this_cpu_state();
-
-	if (!s)
-		return 0;
-	s->nr_events++;
-	/* A pointer compare: next's fields may not be in the cache. */
-	if ((__u64)next == reader_task) {
-		s->switch_ns = bpf_ktime_get_ns();
-		s->switch_pcount = BPF_CORE_READ(next, sched_info.pcount);
-	}
-	return 0;
+	return input.cpu_mask[idx] & (1ULL << (cpu & 63));
 }
 
 /* Tracking mode: a wait starts on wakeup or preemption, ends on switch-in. */
@@ -135,7 +108,10 @@ static __always_inline void wait_begin(struct task_struct *p)
 	__u32 tid = p->pid;
 
 	if (bpf_map_update_elem(&waits, &tid, &w, BPF_ANY)) {
-		struct cpu_state *s = this_cpu_state();
+		__u32 zero = 0;
+		struct starvd_bpf_cpu *s;
+
+		s = bpf_map_lookup_elem(&track_counts, &zero);
 
 		if (s)
 			s->nr_dropped++;
@@ -196,7 +172,7 @@ static __always_inline __u64 wait_start_ns(struct task_struct *t)
 	__u64 queued;
 
 	if (mode == STARVD_MODE_TRACKING) {
-		struct wait_start seed = { .start_ns = read_now };
+		struct wait_start seed = { .start_ns = prog_state.read_ns };
 		__u32 tid = t->pid;
 		struct wait_start *w = bpf_map_lookup_elem(&waits, &tid);
 
@@ -207,42 +183,42 @@ static __always_inline __u64 wait_start_ns(struct task_struct *t)
 		 * waited at least since now. Track it from here.
 		 */
 		bpf_map_update_elem(&waits, &tid, &seed, BPF_NOEXIST);
-		return read_now;
+		return prog_state.read_ns;
 	}
 	queued = BPF_CORE_READ(t, sched_info.last_queued);
-	return queued && read_offset ? queued + read_offset : 0;
+	return queued && prog_state.offset ? queued + prog_state.offset : 0;
 }
 
 /*
- * The reader's last switch-in happened on this CPU: on_switch recorded its
- * CLOCK_MONOTONIC time, and the scheduler stamped the same moment into the
- * reader's sched_info.last_arrival from the run-queue clock (the one
- * last_queued uses) -- but only when the reader had been queued, which
- * also bumps sched_info.pcount: the pair is valid when pcount moved by
- * exactly one. Retry if a switch slips in between the reads; 0 if the
- * pair cannot be trusted.
+ * The scheduler clock (last_queued's) against CLOCK_MONOTONIC, without a
+ * hook: when the reader was switched in after a wait, the scheduler
+ * stamped that moment into its sched_info.last_arrival and bumped its
+ * sched_info.pcount; the reader took input.now_ns in userspace after
+ * that. The pair is used when, since the previous read, the reader was
+ * switched out exactly once and voluntarily (it slept: nvcsw + 1, nivcsw
+ * unchanged) and switched in exactly once (pcount + 1: the wake from
+ * that sleep), and not switched out since it sampled its switch counts
+ * before now_ns. The offset is then late by the time from the wake to
+ * now_ns (the wake-to-read path, microseconds), never early.
  */
-static __always_inline __s64 calibrate(void)
+static __always_inline void calibrate(void)
 {
-	struct task_struct *me = bpf_get_current_task_btf();
-	struct cpu_state *s = this_cpu_state();
-	__u64 sw, pcount, arrival;
-	int i;
+	struct task_struct *me = (void *)bpf_get_current_task();
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 pcount = BPF_CORE_READ(me, sched_info.pcount);
+	__u64 arrival = BPF_CORE_READ(me, sched_info.last_arrival);
+	__u64 nvcsw = BPF_CORE_READ(me, nvcsw);
+	__u64 nivcsw = BPF_CORE_READ(me, nivcsw);
+	struct starvd_bpf_state *st = &prog_state;
 
-	if (!s)
-		return 0;
-	for (i = 0; i < 3; i++) {
-		sw = s->switch_ns;
-		pcount = s->switch_pcount;
-		arrival = BPF_CORE_READ(me, sched_info.last_arrival);
-		if (sw != s->switch_ns)
-			continue;
-		if (sw && arrival &&
-		    BPF_CORE_READ(me, sched_info.pcount) == pcount + 1)
-			return sw - arrival;
-		return 0;
-	}
-	return 0;
+	if (tid == st->reader_tid && pcount == st->reader_pcount + 1 &&
+	    nvcsw == st->reader_nvcsw + 1 && nivcsw == st->reader_nivcsw &&
+	    nvcsw + nivcsw == input.nr_switches && arrival && input.now_ns)
+		st->offset = input.now_ns - arrival;
+	st->reader_tid = tid;
+	st->reader_pcount = pcount;
+	st->reader_nvcsw = nvcsw;
+	st->reader_nivcsw = nivcsw;
 }
 
 SEC("iter/task")
@@ -251,7 +227,7 @@ int dump_tasks(struct bpf_iter__task *ctx)
 	struct seq_file *seq = ctx->meta->seq;
 	struct task_struct *t = ctx->task;
 	struct starvd_task rec = {};
-	__u64 start;
+	__u64 start, now;
 
 	if (ctx->meta->seq_num == 0) {
 		struct starvd_read_hdr hdr = {
@@ -259,15 +235,10 @@ int dump_tasks(struct bpf_iter__task *ctx)
 			.mode = mode,
 		};
 
-		read_now = bpf_ktime_get_ns();
-		reader_task = bpf_get_current_task();
-		if (mode == STARVD_MODE_SCHED_INFO) {
-			__s64 offset = calibrate();
-
-			if (offset)
-				read_offset = offset;
-		}
-		hdr.read_time_ns = read_now;
+		prog_state.read_ns = bpf_ktime_get_ns();
+		if (mode == STARVD_MODE_SCHED_INFO)
+			calibrate();
+		hdr.read_time_ns = prog_state.read_ns;
 		bpf_seq_write(seq, &hdr, sizeof(hdr));
 	}
 	if (!t || task_state(t) != TASK_RUNNING)
@@ -285,8 +256,9 @@ int dump_tasks(struct bpf_iter__task *ctx)
 		start = wait_start_ns(t);
 		if (!start)
 			return 0;
-		rec.wait_ns = start < read_now ? read_now - start : 0;
-		if (rec.wait_ns < min_wait_ns)
+		now = prog_state.read_ns;
+		rec.wait_ns = start < now ? now - start : 0;
+		if (rec.wait_ns < input.min_wait_ns)
 			return 0;
 		rec.state = STARVD_TASK_WAITING;
 	}

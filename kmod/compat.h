@@ -2,9 +2,10 @@
 /*
  * Kernel API differences starvd.c needs to build from 4.18 on. Which
  * STARVD_HAVE_* feature a kernel has is decided in kmod/Kbuild from its
- * version. Built and tested: Debian 6.1 (amd64, 686) and 6.12 (amd64).
- * Everything older than 6.1 is written from the upstream history and is
- * not verified; see kmod/README.md.
+ * version. Built without warnings: Debian 5.10 (amd64, 686, rt-amd64),
+ * 6.1 (amd64, 686, rt-amd64), 6.12 (amd64, rt-amd64). Older than 5.10 is
+ * written from the upstream history and is not verified; see
+ * kmod/README.md.
  */
 #ifndef _STARVD_COMPAT_H
 #define _STARVD_COMPAT_H

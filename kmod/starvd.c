@@ -16,7 +16,7 @@
  * Times: the run queue clock is sched_clock_cpu() of the queue's CPU. At
  * the start of a read the module samples sched_clock_cpu() of every
  * possible CPU together with ktime_get_ns() (CLOCK_MONOTONIC, sent as
- * STARVD_A_READ_TIME); a task's wait is its CPU's sample minus
+ * read-time); a task's wait is its CPU's sample minus
  * last_queued, i.e. "waited W ns at READ_TIME". A task queued after the
  * sample is reported with a wait of 0.
  *
@@ -41,6 +41,7 @@
 #include <net/netlink.h>
 
 #include <starvd/abi.h>
+#include <starvd/starvd.h>
 
 #include "compat.h"
 
@@ -67,10 +68,59 @@ struct starvd_snap {
 
 static struct genl_family starvd_family;
 
-static const struct nla_policy starvd_policy[STARVD_A_MAX + 1] = {
-	[STARVD_A_FILTER_CPU]		= { .type = NLA_U32 },
-	[STARVD_A_FILTER_MIN_WAIT]	= { .type = NLA_U64 },
+/*
+ * Per-operation policies: the request attributes of each command in
+ * include/starvd/starvd.yaml (selftests/kmod/abi-check.py compares them).
+ * Strict validation rejects any attribute a command does not take: one
+ * above the policy's size, or one the policy leaves NLA_UNSPEC. get-info
+ * takes none; its policy must still exist (maxattr 1), or genetlink
+ * would not look at the attributes at all.
+ */
+static const struct nla_policy starvd_info_policy[STARVD_A_INFO_PAD + 1] = {
 };
+
+static const struct nla_policy
+starvd_cpus_policy[STARVD_A_CPUS_FILTER_CPU + 1] = {
+	[STARVD_A_CPUS_FILTER_CPU]	= { .type = NLA_U32 },
+};
+
+static const struct nla_policy
+starvd_tasks_policy[STARVD_A_TASKS_FILTER_MIN_WAIT + 1] = {
+	[STARVD_A_TASKS_FILTER_CPU]	= { .type = NLA_U32 },
+	[STARVD_A_TASKS_FILTER_MIN_WAIT] = { .type = NLA_U64 },
+};
+
+#ifndef STARVD_HAVE_OP_POLICY
+/*
+ * Before 5.10 one policy and maxattr serve every command (per family from
+ * 5.2; per operation before, but parsed up to the family's maxattr): the
+ * get-tasks one, whose attributes include get-cpus' at the same values.
+ * starvd_only() then rejects what a command does not take.
+ */
+#define STARVD_FAMILY_POLICY	starvd_tasks_policy
+#define STARVD_FAMILY_MAXATTR	STARVD_A_TASKS_FILTER_MIN_WAIT
+
+static int starvd_only(struct nlattr **attrs, int maxattr,
+		       struct netlink_ext_ack *extack)
+{
+	int i;
+
+	for (i = maxattr + 1; attrs && i <= STARVD_FAMILY_MAXATTR; i++) {
+		if (attrs[i]) {
+			NL_SET_ERR_MSG_ATTR(extack, attrs[i],
+					    "starvd: attribute not valid for this command");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+#else
+static int starvd_only(struct nlattr **attrs, int maxattr,
+		       struct netlink_ext_ack *extack)
+{
+	return 0;	/* the operation's own policy did it */
+}
+#endif
 
 /*
  * The family's ops carry no GENL_ADMIN_PERM because the unprivileged
@@ -190,7 +240,7 @@ nomem:
 	return NULL;
 }
 
-/* Parsed attributes of a dump request; @tb has room for STARVD_A_MAX + 1. */
+/* Parsed attributes of a dump request; @tb has room for all of them. */
 static struct nlattr **starvd_dump_attrs(struct netlink_callback *cb,
 					 struct nlattr **tb)
 {
@@ -199,33 +249,43 @@ static struct nlattr **starvd_dump_attrs(struct netlink_callback *cb,
 #elif defined(STARVD_HAVE_GENL_DUMPIT_INFO)
 	return genl_dumpit_info(cb)->attrs;
 #else
-	if (nlmsg_parse(cb->nlh, GENL_HDRLEN, tb, STARVD_A_MAX, starvd_policy,
-			NULL))
+	if (nlmsg_parse(cb->nlh, GENL_HDRLEN, tb, STARVD_FAMILY_MAXATTR,
+			STARVD_FAMILY_POLICY, NULL))
 		return NULL;
 	return tb;
 #endif
 }
 
+/*
+ * The filters of a dump request. get-cpus has no filter-min-wait: @attrs
+ * may then end before it, and @min_wait is NULL.
+ */
 static int starvd_parse_filter(struct nlattr **attrs,
 			       struct netlink_ext_ack *extack,
 			       int *cpu, u64 *min_wait)
 {
+	struct nlattr *a;
+
 	*cpu = -1;
-	*min_wait = 0;
+	if (min_wait)
+		*min_wait = 0;
 	if (!attrs)
 		return -EINVAL;
-	if (attrs[STARVD_A_FILTER_CPU]) {
-		u32 c = nla_get_u32(attrs[STARVD_A_FILTER_CPU]);
+	/* get-cpus' filter-cpu has get-tasks' value: one code reads both. */
+	BUILD_BUG_ON((int)STARVD_A_CPUS_FILTER_CPU !=
+		     (int)STARVD_A_TASKS_FILTER_CPU);
+	a = attrs[STARVD_A_TASKS_FILTER_CPU];
+	if (a) {
+		u32 c = nla_get_u32(a);
 
 		if (c >= nr_cpu_ids || !cpu_possible(c)) {
-			NL_SET_ERR_MSG_ATTR(extack, attrs[STARVD_A_FILTER_CPU],
-					    "starvd: no such CPU");
+			NL_SET_ERR_MSG_ATTR(extack, a, "starvd: no such CPU");
 			return -EINVAL;
 		}
 		*cpu = c;
 	}
-	if (attrs[STARVD_A_FILTER_MIN_WAIT])
-		*min_wait = nla_get_u64(attrs[STARVD_A_FILTER_MIN_WAIT]);
+	if (min_wait && attrs[STARVD_A_TASKS_FILTER_MIN_WAIT])
+		*min_wait = nla_get_u64(attrs[STARVD_A_TASKS_FILTER_MIN_WAIT]);
 	return 0;
 }
 
@@ -236,17 +296,17 @@ static int starvd_put_task(struct sk_buff *skb, int type,
 
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, STARVD_TASK_A_TID, t->tid) ||
-	    nla_put_u32(skb, STARVD_TASK_A_TGID, t->tgid) ||
-	    nla_put_u32(skb, STARVD_TASK_A_CPU, t->cpu) ||
-	    nla_put_s32(skb, STARVD_TASK_A_PRIO, t->prio) ||
-	    nla_put_u32(skb, STARVD_TASK_A_POLICY, t->policy) ||
-	    nla_put_u32(skb, STARVD_TASK_A_STATE, t->state) ||
-	    nla_put_u64_64bit(skb, STARVD_TASK_A_WAIT, t->wait_ns,
-			      STARVD_TASK_A_PAD) ||
-	    nla_put_u64_64bit(skb, STARVD_TASK_A_NR_SWITCHES, t->nr_switches,
-			      STARVD_TASK_A_PAD) ||
-	    nla_put_string(skb, STARVD_TASK_A_COMM, t->comm)) {
+	if (nla_put_u32(skb, STARVD_A_TASK_TID, t->tid) ||
+	    nla_put_u32(skb, STARVD_A_TASK_TGID, t->tgid) ||
+	    nla_put_s32(skb, STARVD_A_TASK_CPU, t->cpu) ||
+	    nla_put_s32(skb, STARVD_A_TASK_PRIO, t->prio) ||
+	    nla_put_u32(skb, STARVD_A_TASK_POLICY, t->policy) ||
+	    nla_put_u32(skb, STARVD_A_TASK_STATE, t->state) ||
+	    nla_put_u64_64bit(skb, STARVD_A_TASK_WAIT, t->wait_ns,
+			      STARVD_A_TASK_PAD) ||
+	    nla_put_u64_64bit(skb, STARVD_A_TASK_NR_SWITCHES, t->nr_switches,
+			      STARVD_A_TASK_PAD) ||
+	    nla_put_string(skb, STARVD_A_TASK_COMM, t->comm)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -261,6 +321,8 @@ static int starvd_get_info(struct sk_buff *skb, struct genl_info *info)
 	int ret;
 
 	ret = starvd_check_perm(skb, info->extack);
+	if (!ret)
+		ret = starvd_only(info->attrs, 0, info->extack);
 	if (ret)
 		return ret;
 	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
@@ -270,12 +332,12 @@ static int starvd_get_info(struct sk_buff *skb, struct genl_info *info)
 				STARVD_CMD_GET_INFO);
 	if (!hdr)
 		goto too_big;
-	if (nla_put_string(msg, STARVD_A_VERSION, STARVD_MOD_VERSION) ||
-	    nla_put_u32(msg, STARVD_A_ABI_VERSION, STARVD_ABI_VERSION) ||
-	    nla_put_u32(msg, STARVD_A_NR_CPUS, nr_cpu_ids) ||
-	    nla_put_string(msg, STARVD_A_CLOCK, STARVD_CLOCK_NAME) ||
-	    nla_put_u64_64bit(msg, STARVD_A_READ_TIME, ktime_get_ns(),
-			      STARVD_A_PAD))
+	if (nla_put_string(msg, STARVD_A_INFO_VERSION, STARVD_MOD_VERSION) ||
+	    nla_put_u32(msg, STARVD_A_INFO_ABI_VERSION, STARVD_ABI_VERSION) ||
+	    nla_put_u32(msg, STARVD_A_INFO_NR_CPUS, nr_cpu_ids) ||
+	    nla_put_string(msg, STARVD_A_INFO_CLOCK, STARVD_CLOCK_NAME) ||
+	    nla_put_u64_64bit(msg, STARVD_A_INFO_READ_TIME, ktime_get_ns(),
+			      STARVD_A_INFO_PAD))
 		goto too_big;
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
@@ -287,7 +349,8 @@ too_big:
 static int starvd_dump_start(struct netlink_callback *cb, bool cpus)
 {
 	struct netlink_ext_ack *extack = starvd_cb_extack(cb);
-	struct nlattr *tb[STARVD_A_MAX + 1];
+	struct nlattr *tb[STARVD_A_TASKS_MAX + 1];
+	struct nlattr **attrs;
 	struct starvd_snap *s;
 	u64 min_wait;
 	int ret, cpu;
@@ -296,12 +359,17 @@ static int starvd_dump_start(struct netlink_callback *cb, bool cpus)
 	ret = starvd_check_perm(cb->skb, extack);
 	if (ret)
 		return ret;
-	ret = starvd_parse_filter(starvd_dump_attrs(cb, tb), extack, &cpu,
-				  &min_wait);
+	attrs = starvd_dump_attrs(cb, tb);
+	ret = starvd_only(attrs, cpus ? STARVD_A_CPUS_FILTER_CPU :
+			  STARVD_A_TASKS_FILTER_MIN_WAIT, extack);
 	if (ret)
 		return ret;
 	/* Per-CPU summaries count every waiter. */
-	s = starvd_snap_take(cpu, cpus ? 0 : min_wait);
+	min_wait = 0;
+	ret = starvd_parse_filter(attrs, extack, &cpu, cpus ? NULL : &min_wait);
+	if (ret)
+		return ret;
+	s = starvd_snap_take(cpu, min_wait);
 	if (!s)
 		return -ENOMEM;
 	if (cpus) {
@@ -349,12 +417,15 @@ static int starvd_dump_done(struct netlink_callback *cb)
 static void *starvd_dump_hdr(struct sk_buff *skb, struct netlink_callback *cb,
 			     u8 cmd, u64 read_time)
 {
+	bool cpus = cmd == STARVD_CMD_GET_CPUS;
 	void *hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
 				cb->nlh->nlmsg_seq, &starvd_family,
 				NLM_F_MULTI, cmd);
 
-	if (hdr && nla_put_u64_64bit(skb, STARVD_A_READ_TIME, read_time,
-				     STARVD_A_PAD)) {
+	if (hdr && nla_put_u64_64bit(skb, cpus ? STARVD_A_CPUS_READ_TIME :
+				     STARVD_A_TASKS_READ_TIME, read_time,
+				     cpus ? STARVD_A_CPUS_PAD :
+				     STARVD_A_TASKS_PAD)) {
 		genlmsg_cancel(skb, hdr);
 		return NULL;
 	}
@@ -377,7 +448,8 @@ static int starvd_tasks_dump(struct sk_buff *skb, struct netlink_callback *cb)
 				      s->read_time);
 		if (!hdr)
 			break;
-		if (starvd_put_task(skb, STARVD_A_TASK, &s->rec[s->pos])) {
+		if (starvd_put_task(skb, STARVD_A_TASKS_TASK,
+				    &s->rec[s->pos])) {
 			genlmsg_cancel(skb, hdr);
 			break;
 		}
@@ -390,16 +462,16 @@ static int starvd_tasks_dump(struct sk_buff *skb, struct netlink_callback *cb)
 
 static int starvd_put_cpu(struct sk_buff *skb, const struct starvd_cpu *c)
 {
-	if (nla_put_u32(skb, STARVD_A_CPU, c->cpu) ||
-	    nla_put_u32(skb, STARVD_A_NR_WAITERS, c->nr_waiters) ||
-	    nla_put_u64_64bit(skb, STARVD_A_MAX_WAIT, c->max_wait_ns,
-			      STARVD_A_PAD) ||
-	    nla_put_u64_64bit(skb, STARVD_A_NR_EVENTS, c->nr_events,
-			      STARVD_A_PAD) ||
-	    nla_put_u64_64bit(skb, STARVD_A_NR_DROPPED, c->nr_dropped,
-			      STARVD_A_PAD))
+	if (nla_put_u32(skb, STARVD_A_CPUS_CPU, c->cpu) ||
+	    nla_put_u32(skb, STARVD_A_CPUS_NR_WAITERS, c->nr_waiters) ||
+	    nla_put_u64_64bit(skb, STARVD_A_CPUS_MAX_WAIT, c->max_wait_ns,
+			      STARVD_A_CPUS_PAD) ||
+	    nla_put_u64_64bit(skb, STARVD_A_CPUS_NR_EVENTS, c->nr_events,
+			      STARVD_A_CPUS_PAD) ||
+	    nla_put_u64_64bit(skb, STARVD_A_CPUS_NR_DROPPED, c->nr_dropped,
+			      STARVD_A_CPUS_PAD))
 		return -EMSGSIZE;
-	if (c->curr.tid && starvd_put_task(skb, STARVD_A_CURR, &c->curr))
+	if (c->curr.tid && starvd_put_task(skb, STARVD_A_CPUS_CURR, &c->curr))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -431,41 +503,56 @@ static int starvd_cpus_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
-/* Before 5.2 each operation carried the policy; since then the family. */
-#ifdef STARVD_HAVE_FAMILY_POLICY
-#define STARVD_OP_POLICY
-#else
-#define STARVD_OP_POLICY	.policy = starvd_policy,
-#endif
-
+/*
+ * Each operation has its policy from 5.10; from 5.2 to 5.9 the family's
+ * serves all; before 5.2 each operation carries one, parsed up to the
+ * family's maxattr (see starvd_only()).
+ */
 static const struct genl_ops starvd_ops[] = {
 	{
 		.cmd = STARVD_CMD_GET_INFO,
 		.doit = starvd_get_info,
-		STARVD_OP_POLICY
+#if defined(STARVD_HAVE_OP_POLICY)
+		.policy = starvd_info_policy,
+		.maxattr = STARVD_A_INFO_PAD,
+#elif !defined(STARVD_HAVE_FAMILY_POLICY)
+		.policy = STARVD_FAMILY_POLICY,
+#endif
 	},
 	{
 		.cmd = STARVD_CMD_GET_CPUS,
 		.start = starvd_cpus_start,
 		.dumpit = starvd_cpus_dump,
 		.done = starvd_dump_done,
-		STARVD_OP_POLICY
+#if defined(STARVD_HAVE_OP_POLICY)
+		.policy = starvd_cpus_policy,
+		.maxattr = STARVD_A_CPUS_FILTER_CPU,
+#elif !defined(STARVD_HAVE_FAMILY_POLICY)
+		.policy = STARVD_FAMILY_POLICY,
+#endif
 	},
 	{
 		.cmd = STARVD_CMD_GET_TASKS,
 		.start = starvd_tasks_start,
 		.dumpit = starvd_tasks_dump,
 		.done = starvd_dump_done,
-		STARVD_OP_POLICY
+#if defined(STARVD_HAVE_OP_POLICY)
+		.policy = starvd_tasks_policy,
+		.maxattr = STARVD_A_TASKS_FILTER_MIN_WAIT,
+#elif !defined(STARVD_HAVE_FAMILY_POLICY)
+		.policy = STARVD_FAMILY_POLICY,
+#endif
 	},
 };
 
 static struct genl_family starvd_family __ro_after_init = {
-	.name = STARVD_GENL_NAME,
-	.version = STARVD_GENL_VERSION,
-	.maxattr = STARVD_A_MAX,
+	.name = STARVD_FAMILY_NAME,
+	.version = STARVD_FAMILY_VERSION,
+#ifndef STARVD_HAVE_OP_POLICY
+	.maxattr = STARVD_FAMILY_MAXATTR,
 #ifdef STARVD_HAVE_FAMILY_POLICY
-	.policy = starvd_policy,
+	.policy = STARVD_FAMILY_POLICY,
+#endif
 #endif
 	.netnsok = false,
 	.parallel_ops = true,
@@ -480,7 +567,7 @@ static int __init starvd_init(void)
 
 	if (ret)
 		pr_err("cannot register the generic netlink family %s: %d\n",
-		       STARVD_GENL_NAME, ret);
+		       STARVD_FAMILY_NAME, ret);
 	return ret;
 }
 
@@ -496,4 +583,4 @@ MODULE_LICENSE("GPL");
 MODULE_AUTHOR("starvd authors");
 MODULE_DESCRIPTION("starvd: runnable-but-not-running tasks over generic netlink");
 MODULE_VERSION(STARVD_MOD_VERSION);
-MODULE_ALIAS_GENL_FAMILY(STARVD_GENL_NAME);
+MODULE_ALIAS_GENL_FAMILY(STARVD_FAMILY_NAME);

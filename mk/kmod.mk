@@ -4,15 +4,17 @@
 # top-level Makefile.
 #   make kmod [KDIR=...]   build kmod/starvd.ko against KDIR (default: the
 #                          running kernel's headers)
-#   make check-vm          module tests in Debian 6.1, 6.12 and 686 guests
-#                          (VM_GUESTS="6.12" for fewer); one results line
+#   make check-vm          module tests in Debian guests, two at a time
+#                          (default: VM_DEFAULT_GUESTS in vm/lib.sh;
+#                          VM_GUESTS="5.10 6.12-rt" for others); one results line
 #                          per suite appended to $(RESULTS) when set
-#   make bench-vm          module benchmarks in the 6.12 guest
+#   make bench-vm          module benchmarks in the 6.12-rt guest
+#                          (BENCH_GUEST=6.12 for another)
 # The VM targets need root (DKMS) and install their dependencies with
 # scripts/deps-vm.sh.
 
 KDIR		?= /lib/modules/$(shell uname -r)/build
-VM_GUESTS	?= 6.1 6.12 686
+VM_GUESTS	?=
 
 kmod:
 	@test -d $(KDIR) || { echo "no kernel headers in $(KDIR): install linux-headers-$(shell uname -r) or set KDIR=/path/to/kernel/build"; exit 1; }
@@ -27,6 +29,6 @@ check-vm:
 
 bench-vm:
 	scripts/deps-vm.sh
-	vm/bench.sh
+	vm/bench.sh $(BENCH_GUEST)
 
 .PHONY: kmod kmod-clean check-vm bench-vm

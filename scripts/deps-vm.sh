@@ -5,8 +5,11 @@
 # Debian's archive only. Idempotent: prints what it installs and skips
 # what is there. Guest kernel images are NOT installed (no /boot, no
 # initramfs): vm/fetch.sh downloads and unpacks them into the cache. Guest
-# kernel headers ARE installed, so kbuild and DKMS find them at
-# /lib/modules/KVER/build like for any kernel.
+# kernel headers of bookworm ARE installed, so kbuild and DKMS find them
+# at /lib/modules/KVER/build like for any kernel. Bullseye's (5.10 guests)
+# are not: their package lists are fetched into the cache with a separate
+# apt configuration (bullseye_update in vm/lib.sh), and vm/fetch.sh
+# unpacks their headers and gcc-10 into the cache.
 set -euo pipefail
 . "$(dirname "$0")/../vm/lib.sh"
 
@@ -27,6 +30,7 @@ if ! apt-get update -qq; then
 fi
 
 vm_resolve_kernels
+bullseye_update
 
 pkgs=(
 	qemu-system-x86 busybox-static dkms kmod xz-utils zstd cpio bc file
@@ -35,7 +39,9 @@ pkgs=(
 	linux-source-6.1 linux-source-6.12
 	gcc-multilib libnl-genl-3-dev libnl-3-dev pkg-config
 	libnl-genl-3-dev:i386 libnl-3-dev:i386 libcap-dev libcap-dev:i386
-	"linux-headers-$KVER_61" "linux-headers-$KVER_612"
+	libjson-c-dev libjson-c-dev:i386
+	"linux-headers-$KVER_61" "linux-headers-$KVER_612" "linux-headers-$KVER_612RT"
+	"linux-headers-$KVER_61RT"
 	"linux-headers-$KVER_686:i386"
 )
 
@@ -52,4 +58,5 @@ else
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" ||
 		die "apt-get install failed for: ${missing[*]} (check 'apt-cache policy <package>' and the network to Debian's archive)"
 fi
-echo "deps-vm: guest kernels: $KVER_61, $KVER_612, $KVER_686 (i386)"
+vm_resolve_bullseye
+echo "deps-vm: guest kernels: $KVER_61, $KVER_612, $KVER_612RT, $KVER_61RT, $KVER_686 (i386); bullseye: $KVER_510, $KVER_510_686 (i386), $KVER_510RT"

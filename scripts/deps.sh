@@ -14,7 +14,13 @@ pkgs=(
 	# libclang-rt-14-dev on bookworm, a Recommends of clang's.
 	libclang-rt-dev
 	libbpf-dev libelf-dev zlib1g-dev libnl-genl-3-dev libnl-3-dev libcap-dev
+	libjson-c-dev
 	linux-source-6.12
+	# Packages (make check-pkg): dpkg-buildpackage with dh_dkms, lintian,
+	# rpmbuild; the kernel's kselftest install (make kselftest) uses rsync.
+	debhelper dh-dkms lintian rpm rsync
+	# the kernel's ynl-gen-c.py (make abi; make check: unit-abi)
+	python3 python3-yaml python3-jsonschema
 )
 
 missing=()

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Sourced by run.sh and demo.sh: turn RT throttling off for the lifetime of
+# Sourced by demo.sh: turn RT throttling off for the lifetime of
 # the calling script and put the previous value back however it exits.
 
 RT_RUNTIME=/proc/sys/kernel/sched_rt_runtime_us

@@ -3,15 +3,23 @@
  * make bench: what starvd costs and how fast it reacts, as ratios measured
  * in one run (machines are noisy; absolute numbers are for context only).
  *
- *  1. context-switch throughput (pipe ping-pong on one CPU) with nothing
- *     attached, starvd's programs in each BPF mode, and empty programs;
+ *  1. the hot path: context-switch throughput (pipe ping-pong on one CPU)
+ *     with nothing attached, an empty program on sched_switch, starvd in
+ *     sched_info mode (which attaches nothing) and in tracking mode;
  *  2. ns per run of each attached program (BPF_STATS_RUN_TIME) next to an
  *     empty program on the same tracepoint;
  *  3. detection latency: from the real start of a starvation to its
  *     boost, minus the threshold (and what the boost journal costs);
+ *     the clock calibration's error: the time the reader takes after its
+ *     switch-in, measured against a switch-in stamp from a program;
  *  4. cost of one read of the waiters with 100 and 10,000 extra threads;
  *  5. starvd's own CPU time over BENCH_IDLE_S seconds (default 60) with
- *     10,000 extra threads at the default threshold.
+ *     10,000 extra threads at a 60 s threshold;
+ *  6. what a boost really gives: the CPU time a starving spinner got per
+ *     boosted period (its schedstat) over the configured runtime, with
+ *     SCHED_DEADLINE (HRTICK_DL on where starvd can turn it on) and with
+ *     the SCHED_FIFO emulation. "bench overrun" runs only this one (the
+ *     guests: make bench-vm).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -20,7 +28,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -34,18 +45,19 @@
 #include "proc.h"
 #include "util.h"
 
-#define ROUNDS		5
+#define ROUNDS		8	/* each configuration twice in each position */
 #define PINGPONGS	100000
 
-enum { CFG_NONE, CFG_SCHED_INFO, CFG_TRACKING, CFG_EMPTY, NR_CFG };
+enum { CFG_NONE, CFG_EMPTY, CFG_SCHED_INFO, CFG_TRACKING, NR_CFG };
 static const char *const cfg_name[NR_CFG] = {
-	"nothing attached", "starvd sched_info mode", "starvd tracking mode",
-	"empty programs (switch+wakeup)",
+	"nothing attached", "empty program on sched_switch",
+	"starvd sched_info mode", "starvd tracking mode",
 };
 
 struct attached {
 	struct backend b;
 	struct bench_bpf *empty;
+	struct bpf_link *links[2];
 };
 
 static int attach(int cfg, struct attached *a)
@@ -62,16 +74,32 @@ static int attach(int cfg, struct attached *a)
 		}
 	} else if (cfg == CFG_EMPTY) {
 		a->empty = bench_bpf__open_and_load();
-		if (!a->empty || bench_bpf__attach(a->empty))
+		if (!a->empty)
+			return -1;
+		a->links[0] = bpf_program__attach(a->empty->progs.empty_switch);
+		if (!a->links[0])
 			return -1;
 	}
 	return 0;
 }
 
+/* Both empty programs: the floor under tracking mode's two hot ones. */
+static int attach_empty_both(struct attached *a)
+{
+	if (attach(CFG_EMPTY, a))
+		return -1;
+	a->links[1] = bpf_program__attach(a->empty->progs.empty_wakeup);
+	return a->links[1] ? 0 : -1;
+}
+
 static void detach(struct attached *a)
 {
+	size_t i;
+
 	if (a->b.ops)
 		backend_close(&a->b);
+	for (i = 0; i < ARRAY_SIZE(a->links); i++)
+		bpf_link__destroy(a->links[i]);
 	bench_bpf__destroy(a->empty);
 }
 
@@ -86,8 +114,8 @@ static void pin_self(int cpu)
 
 /*
  * Round trips per second between two processes on one CPU. Both are
- * children: the bench itself holds the BPF reader, whose switch-ins
- * on_switch timestamps, and stays asleep meanwhile as starvd would.
+ * children: the bench itself holds the BPF programs and stays asleep
+ * meanwhile, as starvd would.
  */
 static double pingpong(int cpu, int n)
 {
@@ -146,12 +174,17 @@ static void bench_switch_rate(int cpu)
 {
 	double rate[NR_CFG][ROUNDS], base;
 	struct attached a;
-	int r, c;
+	int r, c, i;
 
-	printf("\n1. Context-switch throughput (pipe ping-pong on CPU %d, %d round trips, median of %d interleaved rounds)\n",
+	printf("\n1. The hot path: context-switch throughput (pipe ping-pong on CPU %d, %d round trips, median of %d rotated rounds)\n",
 	       cpu, PINGPONGS, ROUNDS);
+	/*
+	 * Each round starts with the next configuration, so that none is
+	 * always measured right after a detach or first in a round.
+	 */
 	for (r = 0; r < ROUNDS; r++)
-		for (c = 0; c < NR_CFG; c++) {
+		for (i = 0; i < NR_CFG; i++) {
+			c = (r + i) % NR_CFG;
 			if (attach(c, &a))
 				exit(1);
 			rate[c][r] = pingpong(cpu, PINGPONGS);
@@ -187,31 +220,29 @@ static void print_prog_stats(const char *names)
 	}
 }
 
-/* One mode at a time next to the empty programs, so neither evicts the
- * other's cache lines. */
+/*
+ * Tracking mode next to the empty programs (sched_info mode attaches
+ * none): what each of its programs costs per run.
+ */
 static void bench_prog_cost(int cpu)
 {
-	static const int modes[] = { CFG_SCHED_INFO, CFG_TRACKING };
 	int stats = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	struct attached a, empty;
-	size_t i;
 
-	printf("\n2. Cost per run of each program (BPF_STATS_RUN_TIME, %d round trips, each mode next to the empty programs)\n",
+	printf("\n2. Cost per run of each program (BPF_STATS_RUN_TIME, %d round trips, next to empty programs; sched_info mode attaches none)\n",
 	       PINGPONGS);
 	if (stats < 0) {
 		printf("   not measured: cannot enable BPF run-time stats: %s\n",
 		       strerror(errno));
 		return;
 	}
-	for (i = 0; i < ARRAY_SIZE(modes); i++) {
-		if (attach(CFG_EMPTY, &empty) || attach(modes[i], &a))
-			exit(1);
-		pingpong(cpu, PINGPONGS);
-		printf("   %s:\n", cfg_name[modes[i]]);
-		print_prog_stats("on_switch track_switch track_wakeup track_wakeup_new track_migrate empty_switch empty_wakeup");
-		detach(&a);
-		detach(&empty);
-	}
+	if (attach_empty_both(&empty) || attach(CFG_TRACKING, &a))
+		exit(1);
+	pingpong(cpu, PINGPONGS);
+	printf("   %s:\n", cfg_name[CFG_TRACKING]);
+	print_prog_stats("track_switch track_wakeup track_wakeup_new track_migrate empty_switch empty_wakeup");
+	detach(&a);
+	detach(&empty);
 	close(stats);
 }
 
@@ -251,8 +282,9 @@ static void bench_read_and_idle(void)
 {
 	const char *idle_s = getenv("BENCH_IDLE_S");
 	int secs = idle_s ? atoi(idle_s) : 60;
+	/* 60 s, as measured before the default became stalld's 20 s. */
 	const char *const args[] = { "-f", "-b", "bpf", "--run-dir",
-				     TEST_RUN_DIR, NULL };
+				     TEST_RUN_DIR, "-t", "60", NULL };
 	struct daemon_proc *d = calloc(1, sizeof(*d));
 	struct backend b;
 	char err[512];
@@ -272,7 +304,7 @@ static void bench_read_and_idle(void)
 	       big / small);
 	backend_close(&b);
 
-	printf("\n5. starvd's own CPU time over %d s, 10,000 extra threads, default threshold (60 s)\n",
+	printf("\n5. starvd's own CPU time over %d s, 10,000 extra threads, threshold 60 s\n",
 	       secs);
 	if (daemon_start(d, args))
 		exit(1);
@@ -306,6 +338,48 @@ static void journal_cost(const char *dir)
 	printf("   journal entry written (fsync'd) and removed in %s: %.3f ms\n",
 	       dir, (double)(now_ns() - t0) / 20 / NSEC_PER_MSEC);
 	journal_close(&j);
+}
+
+/*
+ * sched_info mode calibrates the scheduler clock with the CLOCK_MONOTONIC
+ * time a reader takes after it woke (after sampling its switch counts,
+ * as user/backend_bpf.c does) for the moment the kernel switched it in:
+ * it is late by the difference, measured here against a stamp taken at
+ * the switch-in by a sched_switch program (this bench's only).
+ */
+#define CALIB_WAKES	200
+
+static void bench_calibration(void)
+{
+	struct bench_bpf *skel = bench_bpf__open_and_load();
+	struct timespec ms = { 0, NSEC_PER_MSEC };
+	double late[CALIB_WAKES];
+	struct bpf_link *link;
+	struct rusage ru;
+	uint64_t t;
+	int i, n = 0;
+
+	printf("   clock calibration: reader's CLOCK_MONOTONIC after a 1 ms sleep - its switch-in (%d wakes)\n",
+	       CALIB_WAKES);
+	if (!skel)
+		return;
+	skel->bss->target_tid = syscall(SYS_gettid);
+	link = bpf_program__attach(skel->progs.stamp_switch);
+	for (i = 0; link && i < CALIB_WAKES; i++) {
+		clock_nanosleep(CLOCK_MONOTONIC, 0, &ms, NULL);
+		getrusage(RUSAGE_THREAD, &ru);
+		t = now_ns();
+		if (skel->bss->switch_in_ns && t >= skel->bss->switch_in_ns)
+			late[n++] = (double)(t - skel->bss->switch_in_ns) /
+				    NSEC_PER_USEC;
+	}
+	if (n) {
+		qsort(late, n, sizeof(*late), cmp_double);
+		printf("   late by %.1f us (min), %.1f us (median), %.1f us (max): reported wait starts are late by as much\n",
+		       late[0], late[n / 2], late[n - 1]);
+	}
+	bpf_link__destroy(link);
+	bench_bpf__destroy(skel);
 }
 
 static void bench_latency(int cpu)
@@ -352,6 +426,7 @@ static void bench_latency(int cpu)
 	}
 	printf("   worst: %.2f ms (stalld: up to its granularity, 5 s by default, on top)\n",
 	       (double)worst / NSEC_PER_MSEC);
+	bench_calibration();
 	journal_cost(TEST_RUN_DIR);
 	journal_cost("/dev/shm/starvd-bench");
 	daemon_stop(d, SIGTERM, 5000);
@@ -360,12 +435,88 @@ static void bench_latency(int cpu)
 	free(d);
 }
 
-int main(void)
+/*
+ * One mode of section 6: a SCHED_FIFO 10 spinner behind a SCHED_FIFO 50
+ * busy loop, boosted 20 us per 1 s for 3 s at a time (no escalation: a
+ * spinner never blocks, and the point is what one configured runtime
+ * costs the busy loop).
+ */
+static void overrun_mode(int cpu, const char *name, bool fifo)
+{
+	struct victim_spec spec = {
+		.proc_name = "stv-spinner", .thread_name = "stv-spinner",
+		.cpu = cpu, .attr = fifo_attr(10), .sleep_ns = 0,
+	};
+	const char *args[] = { "-t", "1", "-d", "3", "-p", "1000000000",
+			       "-r", "20000", "--no-escalation", "-a", "0",
+			       "--run-dir", "/dev/shm/starvd-bench", NULL, NULL };
+	struct daemon_proc *d = calloc(1, sizeof(*d));
+	double ratio, sum = 0, worst = 0;
+	char line[2048], policy[32];
+	struct victim v;
+	int i, n = 0;
+	pid_t hog;
+
+	if (fifo)
+		args[13] = "-F";
+	if (victim_start(&spec, &v))
+		exit(1);
+	hog = hog_start(cpu, 50, 40);
+	daemon_start(d, args);
+	for (i = 0; i < 4; i++) {
+		if (daemon_wait_event(d, "boost", v.st->tid, 15000, line,
+				      sizeof(line))) {
+			printf("   %s: no boost of the spinner in 15 s; starvd said:\n%s\n",
+			       name, d->err);
+			break;
+		}
+		json_str(line, "policy", policy, sizeof(policy));
+		if (daemon_wait_event(d, "restore", v.st->tid, 15000, line,
+				      sizeof(line)))
+			break;
+		/* 3 s boosts of 1 s periods: 3 periods each. */
+		ratio = (double)json_int(line, "ran_ns") / 3 /
+			json_int(line, "runtime_ns");
+		printf("   %s boost %d (%s): %.1f us per period = %.2fx the runtime\n",
+		       name, i + 1, policy,
+		       (double)json_int(line, "ran_ns") / 3 / 1000, ratio);
+		sum += ratio;
+		if (ratio > worst)
+			worst = ratio;
+		n++;
+	}
+	if (n)
+		printf("   %s: mean %.2fx, worst %.2fx the configured 20 us per period%s\n",
+		       name, sum / n, worst,
+		       daemon_output_has(d, "cannot turn on the HRTICK_DL") ?
+		       " (HRTICK_DL could not be turned on: throttled at the tick)" :
+		       fifo ? "" : " (HRTICK_DL on while boosting)");
+	daemon_stop(d, SIGTERM, 5000);
+	kill_and_reap(hog);
+	victim_stop(&v);
+	free(d);
+}
+
+static void bench_overrun(int cpu)
+{
+	printf("\n6. What a boost gives (CPU time of a boosted spinner per period / configured runtime; goal <= 2x)\n");
+	overrun_mode(cpu, "SCHED_DEADLINE", false);
+	overrun_mode(cpu, "SCHED_FIFO emulation", true);
+}
+
+int main(int argc, char **argv)
 {
 	int cpu = test_cpu();
 	long saved;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1 && !strcmp(argv[1], "overrun")) {
+		if (rt_throttle_off(&saved))
+			exit(1);
+		bench_overrun(cpu);
+		rt_throttle_restore(saved);
+		return 0;
+	}
 	printf("starvd benchmarks (%d CPUs, kernel BPF programs measured in this run)\n",
 	       cpus_possible());
 	bench_switch_rate(cpu);
@@ -375,6 +526,7 @@ int main(void)
 		exit(1);
 	bench_latency(cpu);
 	bench_read_and_idle();
+	bench_overrun(cpu);
 	rt_throttle_restore(saved);
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/workload.h"
@@ -33,6 +34,7 @@ int main(int argc, char **argv)
 		.sleep_ns = 10 * NSEC_PER_MSEC,
 	};
 	int cpu = test_cpu(), seconds = 20, opt, s;
+	struct timespec ts;
 	struct victim v;
 	uint64_t last;
 	pid_t hog;
@@ -53,8 +55,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	hog = hog_start(cpu, 50, seconds);
-	printf("starve: victim stv-victim tid %d (SCHED_FIFO 10) behind busy loop stv-hog pid %d (SCHED_FIFO 50) on CPU %d\n",
-	       v.st->tid, hog, cpu);
+	/* "from": once the busy loop owns the CPU (the victim is stuck). */
+	victim_stuck(&v);
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	printf("starve: victim stv-victim tid %d (SCHED_FIFO 10) behind busy loop stv-hog pid %d (SCHED_FIFO 50) on CPU %d, from boot time %lld.%09ld\n",
+	       v.st->tid, hog, cpu, (long long)ts.tv_sec, ts.tv_nsec);
 	fflush(stdout);
 	last = v.st->count;
 	for (s = 1; s <= seconds && !stop; s++) {
@@ -66,6 +71,9 @@ int main(int argc, char **argv)
 		last = v.st->count;
 	}
 	kill_and_reap(hog);
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	printf("starve: busy loop over at boot time %lld.%09ld\n",
+	       (long long)ts.tv_sec, ts.tv_nsec);
 	victim_stop(&v);
 	return 0;
 }

@@ -78,25 +78,42 @@ static void set_rt(long us)
 	write_string(RT_RUNTIME_PATH, buf);
 }
 
-TEST_F(root, refuses_rt_throttling_unless_managed)
+/*
+ * As stalld: without -S starvd turns RT throttling off itself and puts it
+ * back when it exits; with -S (the service manages it) it refuses to run
+ * while it is on; with -l it leaves it alone.
+ */
+TEST_F(root, rt_throttling_as_stalld)
 {
 	struct daemon_proc *d = calloc(1, sizeof(*d));
-	const char *const managed[] = { "-S", "-t", "5", NULL };
-	char out[4096], line[1024];
+	const char *const own[] = { "-t", "5", NULL };
+	const char *const log_only[] = { "-S", "-l", "-t", "5", NULL };
+	char out[4096];
+	long us;
 
 	set_rt(950000);
-	EXPECT_EQ(1, RUN(out, bin_path("starvd"), "-f", "-b", test_backend(),
-			 "--run-dir", "/tmp/starvd-cli"));
-	EXPECT_TRUE(NULL != strstr(out, "kernel.sched_rt_runtime_us=-1"))
-		TH_LOG("%s", out);
-	EXPECT_TRUE(NULL != strstr(out, "-S/--systemd"));
-	/* Managed by the service: runs and says so. */
-	ASSERT_EQ(0, daemon_start(d, managed));
-	daemon_drain(d, 1500);
-	EXPECT_TRUE(daemon_output_has(d, "RT throttling is on"));
-	EXPECT_TRUE(daemon_output_has(d, "managed by the service"));
+	EXPECT_EQ(1, RUN(out, bin_path("starvd"), "-f", "-S", "-b",
+			 test_backend(), "--run-dir", "/tmp/starvd-cli"));
+	EXPECT_TRUE(NULL != strstr(out, "RT throttling is on!")) TH_LOG("%s", out);
+	EXPECT_TRUE(NULL != strstr(out, "--rt-throttling off")) TH_LOG("%s", out);
+	/* Without -S: off while it runs, back after. */
+	ASSERT_EQ(0, daemon_start(d, own));
+	ASSERT_TRUE(daemon_wait_output(d, "monitoring CPUs", 5000)) TH_LOG("%s", d->err);
+	EXPECT_TRUE(daemon_output_has(d, "RT Throttling disabled"));
+	ASSERT_EQ(0, rt_runtime_read(&us));
+	EXPECT_EQ(-1, us);
 	EXPECT_EQ(0, daemon_stop(d, SIGTERM, 5000));
-	(void)line;
+	EXPECT_TRUE(daemon_output_has(d, "RT Throttling runtime restored to 950000"))
+		TH_LOG("%s", d->err);
+	ASSERT_EQ(0, rt_runtime_read(&us));
+	EXPECT_EQ(950000, us);
+	/* -l: left alone, even with -S. */
+	ASSERT_EQ(0, daemon_start(d, log_only));
+	ASSERT_TRUE(daemon_wait_output(d, "monitoring CPUs", 5000)) TH_LOG("%s", d->err);
+	EXPECT_TRUE(daemon_output_has(d, "RT throttling left as it is"));
+	ASSERT_EQ(0, rt_runtime_read(&us));
+	EXPECT_EQ(950000, us);
+	EXPECT_EQ(0, daemon_stop(d, SIGTERM, 5000));
 	free(d);
 }
 

@@ -147,4 +147,44 @@ TEST(boosted_tasks_are_skipped)
 	task_list_free(&l);
 }
 
+/*
+ * -l: as stalld, a task that keeps waiting is reported again every
+ * threshold; the next wake-up is the repeat's crossing; a run ends it.
+ */
+TEST(log_only_repeats_every_threshold)
+{
+	struct task_list l = { .read_time_ns = T0 };
+	struct detect_result r = {};
+	struct detect d;
+
+	detect_init(&d, THRESH);
+	add(&l, 7, THRESH + 5, 10, STARVD_TASK_WAITING);
+	detect_scan(&d, &l, NULL, NULL, &r);
+	ASSERT_EQ(1, r.n);
+	detect_repeat(&d, 7, THRESH + 5 + THRESH);
+	/* 1 s later: not yet; wake when the repeat is due. */
+	l.read_time_ns += NSEC_PER_SEC;
+	l.v[0].wait_ns += NSEC_PER_SEC;
+	detect_scan(&d, &l, NULL, NULL, &r);
+	EXPECT_EQ(0, r.n);
+	EXPECT_EQ(l.read_time_ns + THRESH - NSEC_PER_SEC, r.next_wake_ns);
+	/* Due: reported again, once, until armed again. */
+	l.read_time_ns += THRESH - NSEC_PER_SEC;
+	l.v[0].wait_ns += THRESH - NSEC_PER_SEC;
+	detect_scan(&d, &l, NULL, NULL, &r);
+	EXPECT_EQ(1, r.n);
+	detect_scan(&d, &l, NULL, NULL, &r);
+	EXPECT_EQ(0, r.n);
+	detect_repeat(&d, 7, l.v[0].wait_ns + THRESH);
+	/* It ran: a new wait under the threshold is not reported. */
+	l.v[0].nr_switches = 11;
+	l.v[0].wait_ns = NSEC_PER_SEC;
+	detect_scan(&d, &l, NULL, NULL, &r);
+	EXPECT_EQ(0, r.n);
+	EXPECT_EQ(l.read_time_ns + THRESH - NSEC_PER_SEC, r.next_wake_ns);
+	detect_free(&d);
+	detect_result_free(&r);
+	task_list_free(&l);
+}
+
 TEST_HARNESS_MAIN

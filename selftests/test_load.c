@@ -523,7 +523,7 @@ static void handle_event(FIXTURE_DATA(load) *self, const char *line)
 	}
 	if (!strcmp(ev, "starving")) {
 		if (!in->starving++) {
-			in->waited_ns = json_int(line, "waited_ns");
+			in->waited_ns = json_int(line, "wait_ns");
 			in->cpu = json_int(line, "cpu");
 			holder = strstr(line, "\"holder\"");
 			if (holder) {
@@ -778,7 +778,7 @@ TEST_F_TIMEOUT(load, soak, 30 * 24 * 3600)	/* bounded by the watchdog */
 
 	diag("load: %d injections over %.0f s, all under 10,000 sleeping threads and the storm",
 	     nr, (double)self->duration_ns / NSEC_PER_SEC);
-	stats_print("detection lateness (waited_ns - threshold)", &late);
+	stats_print("detection lateness (wait_ns - threshold)", &late);
 	stats_print("boost lag (boost time - start of the wait - threshold)", &lag);
 	diag("load: starvd VmRSS %ld -> %ld KiB (slack %d KiB), fds %d -> %d, %llu reads and %llu boosts in between",
 	     base.rss_kb, last.rss_kb, RSS_SLACK_KB, base.fds, last.fds,

@@ -38,7 +38,8 @@ TEST(stalld_defaults)
 
 	parse(&p, none);
 	ASSERT_EQ(PARSE_OK, p.res);
-	EXPECT_EQ(60 * NSEC_PER_SEC, p.cfg.threshold_ns);
+	/* stalld's code's default, not its man page's 60 s. */
+	EXPECT_EQ(20 * NSEC_PER_SEC, p.cfg.threshold_ns);
 	EXPECT_EQ(1000000000ULL, p.cfg.boost_period_ns);
 	EXPECT_EQ(20000ULL, p.cfg.boost_runtime_ns);
 	EXPECT_EQ(3 * NSEC_PER_SEC, p.cfg.boost_duration_ns);
@@ -97,7 +98,8 @@ TEST(backend_aliases)
 	static const struct { const char *name; enum backend_kind kind; } t[] = {
 		{ "bpf", BACKEND_BPF }, { "Q", BACKEND_BPF },
 		{ "queue_track", BACKEND_BPF }, { "netlink", BACKEND_NETLINK },
-		{ "sched_debug", BACKEND_NETLINK }, { "S", BACKEND_NETLINK },
+		{ "sched_debug", BACKEND_NETLINK_OR_BPF },
+		{ "S", BACKEND_NETLINK_OR_BPF },
 		{ "auto", BACKEND_AUTO },
 	};
 	struct parsed p;
@@ -239,7 +241,84 @@ TEST(refused_command_line_frees_its_regexes)
 	/* An empty list is refused after another one too. */
 	PARSE(&p, "-i", "kworker", "-i", ",");
 	EXPECT_EQ(PARSE_ERROR, p.res);
-	EXPECT_TRUE(NULL != strstr(p.err, "empty list")) TH_LOG("%s", p.err);
+	EXPECT_TRUE(NULL != strstr(p.err, "empty item")) TH_LOG("%s", p.err);
+}
+
+/* Errors in a list name the option, the item and the list. */
+TEST(regex_list_errors_name_option_and_item)
+{
+	static const struct {
+		const char *opt, *arg, *want[3];
+	} cases[] = {
+		{ "-i", "a,,b", { "-i/--ignore_threads", "empty item", "'a,,b'" } },
+		{ "-I", "a,", { "-I/--ignore_processes", "empty item", "'a,'" } },
+		{ "-i", "", { "-i/--ignore_threads", "empty item", "''" } },
+		{ "-I", "ok,(x", { "-I/--ignore_processes", "'(x'", "'ok,(x'" } },
+		{ "--ignore_threads", "[z", { "-i/--ignore_threads", "'[z'", "bad regular expression" } },
+	};
+	struct parsed p;
+	size_t i, j;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		PARSE(&p, cases[i].opt, cases[i].arg);
+		EXPECT_EQ(PARSE_ERROR, p.res) TH_LOG("%s", cases[i].arg);
+		for (j = 0; j < ARRAY_SIZE(cases[i].want); j++) {
+			const char *w = cases[i].want[j];
+
+			EXPECT_TRUE(NULL != strstr(p.err, w))
+				TH_LOG("'%s' not in '%s'", w, p.err);
+		}
+	}
+}
+
+/* Invoked as stalld (the link): stalld's names and paths. */
+TEST(stalld_personality)
+{
+	struct parsed p;
+
+	EXPECT_STREQ("stalld", personality("/usr/bin/stalld"));
+	EXPECT_STREQ("stalld", personality("stalld"));
+	EXPECT_STREQ("starvd", personality("/usr/bin/starvd"));
+	EXPECT_STREQ("starvd", personality("/opt/stalld/bin/stalld-x"));
+	EXPECT_STREQ("starvd", personality(NULL));
+	PARSE(&p, "-l");
+	ASSERT_EQ(PARSE_OK, p.res);
+	EXPECT_STREQ("/run/starvd", p.cfg.run_dir);
+	EXPECT_FALSE(p.cfg.stalld);
+	config_free(&p.cfg);
+	{
+		char *argv[] = { "/usr/bin/stalld", "-l", NULL };
+
+		ASSERT_EQ(PARSE_OK, parse_options(2, argv, NR_CPUS, &p.cfg,
+						  p.err, sizeof(p.err)));
+		EXPECT_TRUE(p.cfg.stalld);
+		EXPECT_STREQ("stalld", p.cfg.name);
+		EXPECT_STREQ("/run/stalld", p.cfg.run_dir);
+		EXPECT_EQ(20 * NSEC_PER_SEC, p.cfg.threshold_ns);
+		config_free(&p.cfg);
+	}
+}
+
+TEST(rt_throttling_command)
+{
+	static const struct {
+		const char *arg;
+		enum rt_throttling_cmd cmd;
+	} ok[] = {
+		{ "off", RT_CMD_OFF }, { "on", RT_CMD_ON }, { "show", RT_CMD_SHOW },
+	};
+	struct parsed p;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ok); i++) {
+		PARSE(&p, "--rt-throttling", ok[i].arg);
+		ASSERT_EQ(PARSE_OK, p.res) TH_LOG("%s", p.err);
+		EXPECT_EQ(ok[i].cmd, p.cfg.rt_throttling);
+		config_free(&p.cfg);
+	}
+	PARSE(&p, "--rt-throttling", "maybe");
+	EXPECT_EQ(PARSE_ERROR, p.res);
+	EXPECT_TRUE(NULL != strstr(p.err, "--rt-throttling")) TH_LOG("%s", p.err);
 }
 
 /*

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <sched.h>
 #include <linux/bpf.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include "kselftest_harness.h"
 
 #include "lib/daemon_proc.h"
+#include "lib/workload.h"
 #include "util.h"
 
 /*
@@ -46,6 +48,9 @@ enum who {
 				   --clear-groups --bounding-set=-all */
 	ROOT_NO_BPF,		/* setpriv --bounding-set=-bpf,-perfmon,
 				   -sys_admin */
+	ROOT_NO_NICE,		/* setpriv --bounding-set=-sys_nice: real-time
+				   policies are refused, as in a cgroup
+				   without RT runtime */
 };
 
 static int last_cap(void)
@@ -88,6 +93,9 @@ static void become(enum who who)
 		drop_bound(CAP_BPF);
 		drop_bound(CAP_PERFMON);
 		drop_bound(CAP_SYS_ADMIN);
+		break;
+	case ROOT_NO_NICE:
+		drop_bound(CAP_SYS_NICE);
 		break;
 	}
 	/* A starvd that starts by mistake dies with the test. */
@@ -277,12 +285,10 @@ TEST_F(unprivileged, starvd_as_nobody)
  * unit's CapabilityBoundingSet=): -b bpf names them; -b auto also says
  * what to do about the module, or uses it when it is loaded.
  */
-TEST(root_without_bpf_caps)
+static void root_without_bpf_caps_checks(struct __test_metadata *_metadata)
 {
 	char out[8192];
 
-	if (geteuid())
-		SKIP(return, "needs root");
 	if (!is_bpf())
 		SKIP(return, "the BPF backend is not under test");
 	EXPECT_EQ(1, RUN_AS(ROOT_NO_BPF, out, bin_path("starvctl"), "-b",
@@ -311,6 +317,18 @@ TEST(root_without_bpf_caps)
 	EXPECT_TRUE(has(out, "CAP_BPF")) TH_LOG("%s", out);
 	EXPECT_TRUE(has(out, "CAP_PERFMON"));
 	EXPECT_TRUE(has(out, "modprobe starvd"));
+}
+
+TEST(root_without_bpf_caps)
+{
+	long saved_rt;
+
+	if (geteuid())
+		SKIP(return, "needs root");
+	/* As stalld, -S refuses to start while RT throttling is on. */
+	ASSERT_EQ(0, rt_throttle_off(&saved_rt));
+	root_without_bpf_caps_checks(_metadata);
+	EXPECT_EQ(0, rt_throttle_restore(saved_rt));
 }
 
 static int bpf_sys(int cmd, union bpf_attr *attr)
@@ -376,6 +394,7 @@ static uint64_t status_caps(pid_t pid, const char *key)
 
 FIXTURE(daemon) {
 	struct daemon_proc *d;
+	long saved_rt;		/* -S: RT throttling is off, "managed" */
 	uint64_t base;		/* kept with no option */
 	uint64_t bpf_read;	/* kept by the BPF backend to read */
 };
@@ -386,7 +405,10 @@ FIXTURE_SETUP(daemon)
 		SKIP(return, "needs root");
 	self->d = calloc(1, sizeof(*self->d));
 	ASSERT_TRUE(NULL != self->d);
-	self->base = CAP_BIT(CAP_SYS_NICE);
+	/* As stalld, -S refuses to start while RT throttling is on. */
+	ASSERT_EQ(0, rt_throttle_off(&self->saved_rt));
+	/* Memory is locked by default: MCL_FUTURE needs CAP_IPC_LOCK. */
+	self->base = CAP_BIT(CAP_SYS_NICE) | CAP_BIT(CAP_IPC_LOCK);
 	if (is_bpf()) {
 		if (bpf_reads_need_caps())
 			self->bpf_read = last_cap() >= CAP_BPF ?
@@ -400,6 +422,8 @@ FIXTURE_TEARDOWN(daemon)
 {
 	if (self->d && self->d->pid)
 		daemon_stop(self->d, SIGKILL, 2000);
+	if (self->d)
+		rt_throttle_restore(self->saved_rt);
 	free(self->d);
 }
 
@@ -526,13 +550,88 @@ TEST_F(daemon, kstack_keeps_what_proc_pid_stack_needs)
 	waitpid(sleeper, NULL, 0);
 }
 
-TEST_F(daemon, mlock_keeps_cap_ipc_lock)
+TEST_F(daemon, no_mlock_drops_cap_ipc_lock)
 {
-	const char *const args[] = { "-S", "--mlock", NULL };
+	const char *const args[] = { "-S", "--no-mlock", NULL };
 
 	check_caps(_metadata, self->d, args,
-		   self->base | self->bpf_read | CAP_BIT(CAP_IPC_LOCK));
+		   (self->base & ~CAP_BIT(CAP_IPC_LOCK)) | self->bpf_read);
+	EXPECT_EQ(0, status_caps(self->d->pid, "VmLck"));
 	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+/* The policy and priority of @pid, once starvd has said it chose them. */
+static void expect_policy(struct __test_metadata *_metadata,
+			  struct daemon_proc *d, int policy, int prio)
+{
+	struct sched_param sp = { 0 };
+
+	ASSERT_TRUE(daemon_wait_output(d, "capabilities: kept", 10000))
+		TH_LOG("stderr:\n%s", d->err);
+	EXPECT_EQ(policy, sched_getscheduler(d->pid) & ~SCHED_RESET_ON_FORK)
+		TH_LOG("%s", d->err);
+	EXPECT_EQ(0, sched_getparam(d->pid, &sp));
+	EXPECT_EQ(prio, sp.sched_priority);
+	EXPECT_EQ(0, daemon_stop(d, SIGTERM, 5000));
+}
+
+/* Started by hand at SCHED_OTHER, starvd takes SCHED_FIFO 10 itself. */
+TEST_F(daemon, own_priority_by_default)
+{
+	const char *const args[] = { "-S", NULL };
+
+	ASSERT_EQ(0, daemon_start_unpinned(self->d, args, NULL));
+	expect_policy(_metadata, self->d, SCHED_FIFO, 10);
+	EXPECT_TRUE(daemon_output_has(self->d, "running at SCHED_FIFO 10"));
+}
+
+/* Started at a real-time policy (chrt, a unit), starvd keeps it. */
+TEST_F(daemon, started_realtime_keeps_its_policy)
+{
+	const char *const args[] = { "-S", NULL };
+
+	ASSERT_EQ(0, daemon_start(self->d, args));
+	expect_policy(_metadata, self->d, SCHED_FIFO, DAEMON_PRIO);
+	EXPECT_TRUE(daemon_output_has(self->d, "keeping the real-time policy"));
+}
+
+TEST_F(daemon, priority_option)
+{
+	const char *const fifo[] = { "-S", "--priority", "33", NULL };
+	const char *const other[] = { "-S", "--priority", "0", NULL };
+
+	ASSERT_EQ(0, daemon_start(self->d, fifo));
+	expect_policy(_metadata, self->d, SCHED_FIFO, 33);
+	ASSERT_EQ(0, daemon_start(self->d, other));
+	expect_policy(_metadata, self->d, SCHED_OTHER, 0);
+}
+
+/*
+ * Where real-time policies are refused (here: no CAP_SYS_NICE, as a
+ * cgroup without RT runtime refuses SCHED_FIFO under
+ * CONFIG_RT_GROUP_SCHED), starvd still runs, at SCHED_OTHER, and says
+ * what it tried and what that risks.
+ */
+TEST(refused_priority_falls_back)
+{
+	enum who who = ROOT_NO_NICE;
+	const char *const argv[] = {
+		bin_path("starvd"), "-f", "-l", "-S", "--run-dir",
+		TEST_RUN_DIR, NULL
+	};
+	char out[8192];
+	int st;
+
+	if (geteuid())
+		SKIP(return, "needs root");
+	/* SIGTERM after 3 s: a clean exit, status 0. */
+	st = run_capture_for(argv, out, sizeof(out), become_setup, &who, 3000);
+	EXPECT_EQ(0, st) TH_LOG("exit status %d", st);
+	EXPECT_TRUE(has(out, "cannot run at SCHED_FIFO 10")) TH_LOG("%s", out);
+	EXPECT_TRUE(has(out, "nor with a SCHED_DEADLINE reservation"));
+	EXPECT_TRUE(has(out, "running at SCHED_OTHER"));
+	EXPECT_TRUE(has(out, "pin it to a housekeeping CPU with -a"));
+	EXPECT_TRUE(has(out, "received Terminated"));
 }
 
 /* The unit as "make install" writes it, into @dir. */

@@ -44,6 +44,34 @@ static int try_open(struct backend *b, const struct backend_ops *ops,
 	return ops->open(b, bpf_mode, err, errlen);
 }
 
+/*
+ * stalld's "-b sched_debug": the module is its equivalent here; without
+ * it, BPF as -b auto would pick, with one line saying what to do.
+ */
+static int open_sched_debug(struct backend *b, unsigned int bpf_mode,
+			    char *err, size_t errlen)
+{
+	char bpf_err[512], nl_err[512];
+	int ret;
+
+	ret = try_open(b, &netlink_backend_ops, bpf_mode, nl_err,
+		       sizeof(nl_err));
+	if (!ret)
+		return 0;
+	ret = try_open(b, &bpf_backend_ops, bpf_mode, bpf_err,
+		       sizeof(bpf_err));
+	if (!ret) {
+		snprintf(b->note, sizeof(b->note),
+			 "-b sched_debug: the starvd kernel module is not available (%.300s); using the BPF backend instead, as -b auto does: to use the module install starvd-dkms (or dkms install starvd) and load it (modprobe starvd); or set -b auto",
+			 nl_err);
+		return 0;
+	}
+	snprintf(err, errlen,
+		 "no backend is available for -b sched_debug (the kernel module, else BPF):\nnetlink backend: %s\nBPF backend: %s",
+		 nl_err, bpf_err);
+	return ret;
+}
+
 int backend_open(struct backend *b, enum backend_kind kind,
 		 unsigned int bpf_mode, char *err, size_t errlen)
 {
@@ -55,6 +83,8 @@ int backend_open(struct backend *b, enum backend_kind kind,
 		return try_open(b, &bpf_backend_ops, bpf_mode, err, errlen);
 	case BACKEND_NETLINK:
 		return try_open(b, &netlink_backend_ops, bpf_mode, err, errlen);
+	case BACKEND_NETLINK_OR_BPF:
+		return open_sched_debug(b, bpf_mode, err, errlen);
 	case BACKEND_AUTO:
 		break;
 	}

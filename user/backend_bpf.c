@@ -16,7 +16,7 @@
 
 #include "backend.h"
 #include "caps.h"
-#include "cpu_state.h"
+#include "starvd_bpf.h"
 #include "starvd.skel.h"
 #include "util.h"
 
@@ -38,35 +38,70 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
 	return 0;
 }
 
-/* Does the running kernel keep task->sched_info.last_queued? */
-static bool kernel_has_sched_info(void)
+/*
+ * The kernel BTF the programs are relocated against: the running
+ * kernel's, or for tests STARVD_BTF_PATH, e.g. the running kernel's minus
+ * some fields, to load the object as on a kernel without them.
+ */
+static const char *btf_custom_path(void)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
-	const struct btf_type *t;
-	const struct btf_member *m;
-	bool found = false;
-	int id, i;
+	const char *path = getenv("STARVD_BTF_PATH");
 
-	if (!btf)
-		return false;
-	id = btf__find_by_name_kind(btf, "sched_info", BTF_KIND_STRUCT);
-	if (id > 0) {
-		t = btf__type_by_id(btf, id);
-		m = btf_members(t);
-		for (i = 0; i < btf_vlen(t); i++, m++)
-			if (!strcmp(btf__name_by_offset(btf, m->name_off),
-				    "last_queued"))
-				found = true;
-	}
-	btf__free(btf);
-	return found;
+	return path && *path ? path : NULL;
 }
 
-static void select_programs(struct starvd_bpf *skel, unsigned int mode)
+static bool struct_has_member(const struct btf *btf, const char *type,
+			      const char *member)
+{
+	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT), i;
+	const struct btf_type *t;
+	const struct btf_member *m;
+
+	if (id <= 0)
+		return false;
+	t = btf__type_by_id(btf, id);
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++)
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), member))
+			return true;
+	return false;
+}
+
+/*
+ * What the programs need from the kernel, from its BTF: 0 with whether
+ * it keeps task->sched_info.last_queued (CONFIG_SCHED_INFO), or -ENOTSUP
+ * with the missing feature in err (one line, for -b auto's note).
+ */
+static int probe_kernel(bool *has_sched_info, char *err, size_t errlen)
+{
+	const char *path = btf_custom_path();
+	struct btf *btf = path ? btf__parse(path, NULL) :
+				 btf__load_vmlinux_btf();
+	int ret = 0;
+
+	if (libbpf_get_error(btf)) {
+		snprintf(err, errlen,
+			 "the kernel lacks BTF (%s: CONFIG_DEBUG_INFO_BTF, Linux 5.4 or later)",
+			 path ? path : "/sys/kernel/btf/vmlinux");
+		return -ENOTSUP;
+	}
+	if (btf__find_by_name_kind(btf, "bpf_iter__task",
+				   BTF_KIND_STRUCT) <= 0) {
+		snprintf(err, errlen,
+			 "the kernel lacks the BPF task iterator (added in Linux 5.8)");
+		ret = -ENOTSUP;
+	}
+	*has_sched_info = struct_has_member(btf, "sched_info", "last_queued");
+	btf__free(btf);
+	return ret;
+}
+
+/* Load-time settings (.rodata) and the programs of @mode. */
+static void configure(struct starvd_bpf *skel, unsigned int mode)
 {
 	bool tracking = mode == STARVD_MODE_TRACKING;
 
-	bpf_program__set_autoload(skel->progs.on_switch, !tracking);
+	skel->rodata->mode = mode;
 	bpf_program__set_autoload(skel->progs.track_switch, tracking);
 	bpf_program__set_autoload(skel->progs.track_wakeup, tracking);
 	bpf_program__set_autoload(skel->progs.track_wakeup_new, tracking);
@@ -82,8 +117,10 @@ static int bpf_read_tasks(struct backend *b, const struct read_filter *f,
 static int bpf_open(struct backend *b, unsigned int mode, char *err,
 		    size_t errlen)
 {
+	LIBBPF_OPTS(bpf_object_open_opts, opts);
 	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
 	struct task_list first = {};
+	bool has_sched_info;
 	struct bpf_backend *p;
 	char why[384];
 	int ret, i;
@@ -92,14 +129,23 @@ static int bpf_open(struct backend *b, unsigned int mode, char *err,
 	/* Kernels >= 5.11 account BPF memory to cgroups: failure is fine. */
 	setrlimit(RLIMIT_MEMLOCK, &rl);
 
+	ret = probe_kernel(&has_sched_info, err, errlen);
+	if (ret)
+		return ret;
 	if (mode == STARVD_MODE_AUTO)
-		mode = kernel_has_sched_info() ? STARVD_MODE_SCHED_INFO :
-						 STARVD_MODE_TRACKING;
+		mode = has_sched_info ? STARVD_MODE_SCHED_INFO :
+					STARVD_MODE_TRACKING;
+	if (mode == STARVD_MODE_SCHED_INFO && !has_sched_info) {
+		snprintf(err, errlen,
+			 "this kernel does not keep task->sched_info.last_queued (CONFIG_SCHED_INFO is off): use --bpf-mode tracking or auto");
+		return -ENOTSUP;
+	}
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	b->priv = p;
-	p->skel = starvd_bpf__open();
+	opts.btf_custom_path = btf_custom_path();
+	p->skel = starvd_bpf__open_opts(&opts);
 	if (!p->skel) {
 		ret = -errno;
 		snprintf(err, errlen,
@@ -107,8 +153,7 @@ static int bpf_open(struct backend *b, unsigned int mode, char *err,
 			 strerror(-ret));
 		goto fail;
 	}
-	p->skel->bss->mode = mode;
-	select_programs(p->skel, mode);
+	configure(p->skel, mode);
 
 	ret = starvd_bpf__load(p->skel);
 	if (ret && (ret == -EPERM || ret == -EACCES) &&
@@ -140,19 +185,19 @@ static int bpf_open(struct backend *b, unsigned int mode, char *err,
 		goto fail;
 	}
 	/*
-	 * A read calibrates against the reader's last switch-in: a first
-	 * read makes the programs know the reader, then it sleeps to be
-	 * switched in again, until a read has calibrated.
+	 * A read calibrates against the reader's wake from a sleep since the
+	 * previous read: a first read makes the programs know the reader,
+	 * then it sleeps, until a read has calibrated.
 	 */
 	for (i = 0; i < 100; i++) {
 		ret = bpf_read_tasks(b, NULL, &first);
 		if (ret || mode != STARVD_MODE_SCHED_INFO ||
-		    p->skel->bss->read_offset)
+		    p->skel->bss->prog_state.offset)
 			break;
 		usleep(1000);
 	}
 	task_list_free(&first);
-	if (!ret && mode == STARVD_MODE_SCHED_INFO && !p->skel->bss->read_offset)
+	if (!ret && mode == STARVD_MODE_SCHED_INFO && !p->skel->bss->prog_state.offset)
 		ret = -ETIME;
 	if (ret) {
 		snprintf(err, errlen, "cannot read the task iterator%s: %s",
@@ -168,18 +213,34 @@ fail:
 	return ret;
 }
 
-static void set_filter(struct starvd_bpf *skel, const struct read_filter *f)
+/* This thread's context switches so far (voluntary + involuntary). */
+static uint64_t own_switches(void)
 {
-	size_t words = ARRAY_SIZE(skel->bss->cpu_mask);
+	struct rusage ru;
 
-	skel->bss->min_wait_ns = f ? f->min_wait_ns : 0;
-	skel->bss->cpu_filter = f && f->cpus;
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return 0;
+	return ru.ru_nvcsw + ru.ru_nivcsw;
+}
+
+/*
+ * The per-read inputs. The reader's switch count, then the time: the
+ * programs check that the reader was not switched out after it took
+ * them (see calibrate() in bpf/starvd.bpf.c).
+ */
+static void set_input(struct starvd_bpf *skel, const struct read_filter *f)
+{
+	struct starvd_bpf_input *in = &skel->bss->input;
+
+	in->min_wait_ns = f ? f->min_wait_ns : 0;
+	in->cpu_filter = f && f->cpus;
 	if (f && f->cpus) {
-		_Static_assert(sizeof(skel->bss->cpu_mask) ==
-			       sizeof(f->cpus->bits), "cpu mask size");
-		memcpy(skel->bss->cpu_mask, f->cpus->bits,
-		       words * sizeof(uint64_t));
+		_Static_assert(sizeof(in->cpu_mask) == sizeof(f->cpus->bits),
+			       "cpu mask size");
+		memcpy(in->cpu_mask, f->cpus->bits, sizeof(in->cpu_mask));
 	}
+	in->nr_switches = own_switches();
+	in->now_ns = now_ns();
 }
 
 static int bpf_read_tasks(struct backend *b, const struct read_filter *f,
@@ -191,7 +252,7 @@ static int bpf_read_tasks(struct backend *b, const struct read_filter *f,
 	ssize_t n;
 	int fd, ret = 0;
 
-	set_filter(p->skel, f);
+	set_input(p->skel, f);
 	fd = bpf_iter_create(bpf_link__fd(p->iter_link));
 	if (fd < 0)
 		return -errno;
@@ -222,13 +283,18 @@ static int bpf_read_tasks(struct backend *b, const struct read_filter *f,
 	return 0;
 }
 
+/*
+ * nr_dropped: tracking mode's table overflows. nr_events stays 0: with
+ * nothing attached to the scheduler in sched_info mode there is nothing
+ * counting them (see README.md, "How it works").
+ */
 static int bpf_read_counters(struct backend *b, struct starvd_cpu *cpus,
 			     int nr_cpus)
 {
 	struct bpf_backend *p = b->priv;
-	int fd = bpf_map__fd(p->skel->maps.cpu_states);
+	int fd = bpf_map__fd(p->skel->maps.track_counts);
 	int n = libbpf_num_possible_cpus(), cpu, ret = 0;
-	struct cpu_state *s;
+	struct starvd_bpf_cpu *s;
 	__u32 zero = 0;
 
 	if (n < 0)
@@ -238,10 +304,8 @@ static int bpf_read_counters(struct backend *b, struct starvd_cpu *cpus,
 		return -ENOMEM;
 	if (bpf_map_lookup_elem(fd, &zero, s))
 		ret = -errno;
-	for (cpu = 0; !ret && cpu < n && cpu < nr_cpus; cpu++) {
-		cpus[cpu].nr_events = s[cpu].nr_events;
+	for (cpu = 0; !ret && cpu < n && cpu < nr_cpus; cpu++)
 		cpus[cpu].nr_dropped = s[cpu].nr_dropped;
-	}
 	free(s);
 	return ret;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Netlink backend: asks kmod/starvd.ko over its generic-netlink family
- * (include/starvd/abi.h, include/starvd/starvd.yaml) with libnl-genl-3.
+ * (include/starvd/starvd.yaml, numbered in the generated
+ * include/starvd/starvd.h) with libnl-genl-3.
  *
  * Each read is one GET_TASKS dump; the module filters by minimum wait and,
  * when exactly one CPU is monitored, by CPU; other CPU sets are filtered
@@ -25,6 +26,8 @@
 #include <netlink/genl/genl.h>
 #include <netlink/netlink.h>
 
+#include <starvd/starvd.h>
+
 #include "backend.h"
 #include "util.h"
 #include "version.h"
@@ -42,31 +45,45 @@ struct nl_backend {
 	int ret;		/* error found by a callback */
 };
 
-static struct nla_policy attr_policy[STARVD_A_MAX + 1] = {
-	[STARVD_A_VERSION]	= { .type = NLA_STRING },
-	[STARVD_A_ABI_VERSION]	= { .type = NLA_U32 },
-	[STARVD_A_NR_CPUS]	= { .type = NLA_U32 },
-	[STARVD_A_CLOCK]	= { .type = NLA_STRING },
-	[STARVD_A_READ_TIME]	= { .type = NLA_U64 },
-	[STARVD_A_CPU]		= { .type = NLA_U32 },
-	[STARVD_A_NR_WAITERS]	= { .type = NLA_U32 },
-	[STARVD_A_MAX_WAIT]	= { .type = NLA_U64 },
-	[STARVD_A_NR_EVENTS]	= { .type = NLA_U64 },
-	[STARVD_A_NR_DROPPED]	= { .type = NLA_U64 },
-	[STARVD_A_TASK]		= { .type = NLA_NESTED },
-	[STARVD_A_CURR]		= { .type = NLA_NESTED },
+/*
+ * What the replies may carry, one policy per attribute set of
+ * include/starvd/starvd.yaml; selftests/kmod/abi-check.py checks them
+ * against it. A string's maxlen counts its NUL.
+ */
+static struct nla_policy info_policy[STARVD_A_INFO_MAX + 1] = {
+	[STARVD_A_INFO_VERSION]		= { .type = NLA_STRING },
+	[STARVD_A_INFO_ABI_VERSION]	= { .type = NLA_U32 },
+	[STARVD_A_INFO_NR_CPUS]		= { .type = NLA_U32 },
+	[STARVD_A_INFO_CLOCK]		= { .type = NLA_STRING },
+	[STARVD_A_INFO_READ_TIME]	= { .type = NLA_U64 },
 };
 
-static struct nla_policy task_policy[STARVD_TASK_A_MAX + 1] = {
-	[STARVD_TASK_A_TID]	= { .type = NLA_U32 },
-	[STARVD_TASK_A_TGID]	= { .type = NLA_U32 },
-	[STARVD_TASK_A_CPU]	= { .type = NLA_U32 },
-	[STARVD_TASK_A_PRIO]	= { .type = NLA_U32 },
-	[STARVD_TASK_A_POLICY]	= { .type = NLA_U32 },
-	[STARVD_TASK_A_STATE]	= { .type = NLA_U32 },
-	[STARVD_TASK_A_WAIT]	= { .type = NLA_U64 },
-	[STARVD_TASK_A_NR_SWITCHES] = { .type = NLA_U64 },
-	[STARVD_TASK_A_COMM]	= { .type = NLA_STRING },
+static struct nla_policy cpus_policy[STARVD_A_CPUS_MAX + 1] = {
+	[STARVD_A_CPUS_READ_TIME]	= { .type = NLA_U64 },
+	[STARVD_A_CPUS_CPU]		= { .type = NLA_U32 },
+	[STARVD_A_CPUS_NR_WAITERS]	= { .type = NLA_U32 },
+	[STARVD_A_CPUS_MAX_WAIT]	= { .type = NLA_U64 },
+	[STARVD_A_CPUS_NR_EVENTS]	= { .type = NLA_U64 },
+	[STARVD_A_CPUS_NR_DROPPED]	= { .type = NLA_U64 },
+	[STARVD_A_CPUS_CURR]		= { .type = NLA_NESTED },
+};
+
+static struct nla_policy tasks_policy[STARVD_A_TASKS_MAX + 1] = {
+	[STARVD_A_TASKS_READ_TIME]	= { .type = NLA_U64 },
+	[STARVD_A_TASKS_TASK]		= { .type = NLA_NESTED },
+};
+
+static struct nla_policy task_policy[STARVD_A_TASK_MAX + 1] = {
+	[STARVD_A_TASK_TID]		= { .type = NLA_U32 },
+	[STARVD_A_TASK_TGID]		= { .type = NLA_U32 },
+	[STARVD_A_TASK_CPU]		= { .type = NLA_S32 },
+	[STARVD_A_TASK_PRIO]		= { .type = NLA_S32 },
+	[STARVD_A_TASK_POLICY]		= { .type = NLA_U32 },
+	[STARVD_A_TASK_STATE]		= { .type = NLA_U32 },
+	[STARVD_A_TASK_WAIT]		= { .type = NLA_U64 },
+	[STARVD_A_TASK_NR_SWITCHES]	= { .type = NLA_U64 },
+	[STARVD_A_TASK_COMM]		= { .type = NLA_STRING,
+					    .maxlen = STARVD_COMM_LEN },
 };
 
 /* libnl error codes are not errno values. */
@@ -89,50 +106,52 @@ static int nlerr_to_errno(int err)
 
 static int parse_task(struct nlattr *nest, struct starvd_task *t)
 {
-	struct nlattr *tb[STARVD_TASK_A_MAX + 1];
+	struct nlattr *tb[STARVD_A_TASK_MAX + 1];
 
-	if (nla_parse_nested(tb, STARVD_TASK_A_MAX, nest, task_policy))
+	if (nla_parse_nested(tb, STARVD_A_TASK_MAX, nest, task_policy))
 		return -EPROTO;
-	if (!tb[STARVD_TASK_A_TID] || !tb[STARVD_TASK_A_CPU] ||
-	    !tb[STARVD_TASK_A_STATE])
+	if (!tb[STARVD_A_TASK_TID] || !tb[STARVD_A_TASK_CPU] ||
+	    !tb[STARVD_A_TASK_STATE])
 		return -EPROTO;
 	memset(t, 0, sizeof(*t));
-	t->tid = nla_get_u32(tb[STARVD_TASK_A_TID]);
-	t->cpu = (int32_t)nla_get_u32(tb[STARVD_TASK_A_CPU]);
-	t->state = nla_get_u32(tb[STARVD_TASK_A_STATE]);
-	if (tb[STARVD_TASK_A_TGID])
-		t->tgid = nla_get_u32(tb[STARVD_TASK_A_TGID]);
-	if (tb[STARVD_TASK_A_PRIO])
-		t->prio = (int32_t)nla_get_u32(tb[STARVD_TASK_A_PRIO]);
-	if (tb[STARVD_TASK_A_POLICY])
-		t->policy = nla_get_u32(tb[STARVD_TASK_A_POLICY]);
-	if (tb[STARVD_TASK_A_WAIT])
-		t->wait_ns = nla_get_u64(tb[STARVD_TASK_A_WAIT]);
-	if (tb[STARVD_TASK_A_NR_SWITCHES])
-		t->nr_switches = nla_get_u64(tb[STARVD_TASK_A_NR_SWITCHES]);
-	if (tb[STARVD_TASK_A_COMM])
-		nla_strlcpy(t->comm, tb[STARVD_TASK_A_COMM], sizeof(t->comm));
+	t->tid = nla_get_u32(tb[STARVD_A_TASK_TID]);
+	t->cpu = nla_get_s32(tb[STARVD_A_TASK_CPU]);
+	t->state = nla_get_u32(tb[STARVD_A_TASK_STATE]);
+	if (tb[STARVD_A_TASK_TGID])
+		t->tgid = nla_get_u32(tb[STARVD_A_TASK_TGID]);
+	if (tb[STARVD_A_TASK_PRIO])
+		t->prio = nla_get_s32(tb[STARVD_A_TASK_PRIO]);
+	if (tb[STARVD_A_TASK_POLICY])
+		t->policy = nla_get_u32(tb[STARVD_A_TASK_POLICY]);
+	if (tb[STARVD_A_TASK_WAIT])
+		t->wait_ns = nla_get_u64(tb[STARVD_A_TASK_WAIT]);
+	if (tb[STARVD_A_TASK_NR_SWITCHES])
+		t->nr_switches = nla_get_u64(tb[STARVD_A_TASK_NR_SWITCHES]);
+	if (tb[STARVD_A_TASK_COMM])
+		nla_strlcpy(t->comm, tb[STARVD_A_TASK_COMM], sizeof(t->comm));
 	return 0;
 }
 
-static int parse_msg(struct nl_msg *msg, struct nlattr **tb)
+static int parse_msg(struct nl_msg *msg, struct nlattr **tb, int maxattr,
+		     struct nla_policy *policy)
 {
-	return genlmsg_parse(nlmsg_hdr(msg), 0, tb, STARVD_A_MAX,
-			     attr_policy) ? -EPROTO : 0;
+	return genlmsg_parse(nlmsg_hdr(msg), 0, tb, maxattr, policy) ?
+	       -EPROTO : 0;
 }
 
 static int on_info(struct nl_msg *msg, void *arg)
 {
 	struct nl_backend *p = arg;
-	struct nlattr *tb[STARVD_A_MAX + 1];
+	struct nlattr *tb[STARVD_A_INFO_MAX + 1];
 
-	if (parse_msg(msg, tb) || !tb[STARVD_A_ABI_VERSION]) {
+	if (parse_msg(msg, tb, STARVD_A_INFO_MAX, info_policy) ||
+	    !tb[STARVD_A_INFO_ABI_VERSION]) {
 		p->ret = -EPROTO;
 		return NL_STOP;
 	}
-	p->abi_version = nla_get_u32(tb[STARVD_A_ABI_VERSION]);
-	if (tb[STARVD_A_VERSION])
-		nla_strlcpy(p->version, tb[STARVD_A_VERSION],
+	p->abi_version = nla_get_u32(tb[STARVD_A_INFO_ABI_VERSION]);
+	if (tb[STARVD_A_INFO_VERSION])
+		nla_strlcpy(p->version, tb[STARVD_A_INFO_VERSION],
 			    sizeof(p->version));
 	return NL_OK;
 }
@@ -140,17 +159,17 @@ static int on_info(struct nl_msg *msg, void *arg)
 static int on_task(struct nl_msg *msg, void *arg)
 {
 	struct nl_backend *p = arg;
-	struct nlattr *tb[STARVD_A_MAX + 1];
+	struct nlattr *tb[STARVD_A_TASKS_MAX + 1];
 	const struct read_filter *f = p->filter;
 	struct starvd_task t;
 
-	if (parse_msg(msg, tb) || !tb[STARVD_A_TASK] ||
-	    parse_task(tb[STARVD_A_TASK], &t)) {
+	if (parse_msg(msg, tb, STARVD_A_TASKS_MAX, tasks_policy) ||
+	    !tb[STARVD_A_TASKS_TASK] || parse_task(tb[STARVD_A_TASKS_TASK], &t)) {
 		p->ret = -EPROTO;
 		return NL_SKIP;
 	}
-	if (tb[STARVD_A_READ_TIME])
-		p->tasks->read_time_ns = nla_get_u64(tb[STARVD_A_READ_TIME]);
+	if (tb[STARVD_A_TASKS_READ_TIME])
+		p->tasks->read_time_ns = nla_get_u64(tb[STARVD_A_TASKS_READ_TIME]);
 	if (f && f->cpus && !cpuset_test(f->cpus, t.cpu))
 		return NL_OK;
 	task_list_add(p->tasks, &t);
@@ -160,20 +179,22 @@ static int on_task(struct nl_msg *msg, void *arg)
 static int on_cpu(struct nl_msg *msg, void *arg)
 {
 	struct nl_backend *p = arg;
-	struct nlattr *tb[STARVD_A_MAX + 1];
+	struct nlattr *tb[STARVD_A_CPUS_MAX + 1];
 	uint32_t cpu;
 
-	if (parse_msg(msg, tb) || !tb[STARVD_A_CPU]) {
+	if (parse_msg(msg, tb, STARVD_A_CPUS_MAX, cpus_policy) ||
+	    !tb[STARVD_A_CPUS_CPU]) {
 		p->ret = -EPROTO;
 		return NL_SKIP;
 	}
-	cpu = nla_get_u32(tb[STARVD_A_CPU]);
+	cpu = nla_get_u32(tb[STARVD_A_CPUS_CPU]);
 	if (cpu >= (uint32_t)p->nr_cpus)
 		return NL_OK;
-	if (tb[STARVD_A_NR_EVENTS])
-		p->cpus[cpu].nr_events = nla_get_u64(tb[STARVD_A_NR_EVENTS]);
-	if (tb[STARVD_A_NR_DROPPED])
-		p->cpus[cpu].nr_dropped = nla_get_u64(tb[STARVD_A_NR_DROPPED]);
+	if (tb[STARVD_A_CPUS_NR_EVENTS])
+		p->cpus[cpu].nr_events = nla_get_u64(tb[STARVD_A_CPUS_NR_EVENTS]);
+	if (tb[STARVD_A_CPUS_NR_DROPPED])
+		p->cpus[cpu].nr_dropped =
+			nla_get_u64(tb[STARVD_A_CPUS_NR_DROPPED]);
 	return NL_OK;
 }
 
@@ -189,17 +210,18 @@ static int request(struct nl_backend *p, uint8_t cmd, int flags,
 	if (!msg)
 		return -ENOMEM;
 	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, p->family, 0, flags,
-			 cmd, STARVD_GENL_VERSION))
+			 cmd, STARVD_FAMILY_VERSION))
 		goto out;
+	/* Only get-tasks takes filters (read_counters() passes none). */
 	if (f && f->min_wait_ns &&
-	    nla_put_u64(msg, STARVD_A_FILTER_MIN_WAIT, f->min_wait_ns))
+	    nla_put_u64(msg, STARVD_A_TASKS_FILTER_MIN_WAIT, f->min_wait_ns))
 		goto out;
 	if (f && f->cpus && cpuset_count(f->cpus) == 1) {
 		int cpu = 0;
 
 		while (!cpuset_test(f->cpus, cpu))
 			cpu++;
-		if (nla_put_u32(msg, STARVD_A_FILTER_CPU, cpu))
+		if (nla_put_u32(msg, STARVD_A_TASKS_FILTER_CPU, cpu))
 			goto out;
 	}
 	cb = nl_cb_alloc(NL_CB_DEFAULT);
@@ -268,7 +290,7 @@ static int reconnect(struct backend *b, int ret)
 		snprintf(b->why, sizeof(b->why), "%s", EPERM_TEXT);
 	if (ret == -EPERM || ret == -ENOMEM || ret == -EINTR)
 		return ret;
-	family = genl_ctrl_resolve(p->sk, STARVD_GENL_NAME);
+	family = genl_ctrl_resolve(p->sk, STARVD_FAMILY_NAME);
 	if (family < 0) {
 		snprintf(b->why, sizeof(b->why),
 			 "the starvd kernel module is not loaded (it was unloaded): load it again with 'modprobe starvd'");
@@ -346,12 +368,12 @@ static int nlb_open(struct backend *b, unsigned int mode, char *err,
 	nl_socket_enable_msg_peek(p->sk);
 	nl_socket_disable_auto_ack(p->sk);
 
-	p->family = genl_ctrl_resolve(p->sk, STARVD_GENL_NAME);
+	p->family = genl_ctrl_resolve(p->sk, STARVD_FAMILY_NAME);
 	if (p->family < 0) {
 		ret = -ENOENT;
 		snprintf(err, errlen,
 			 "the starvd kernel module is not loaded (no generic netlink family '%s'): load it with 'modprobe starvd'; if modprobe cannot find it, build and install it first with 'dkms install starvd/%s' (see kmod/README)",
-			 STARVD_GENL_NAME, STARVD_VERSION);
+			 STARVD_FAMILY_NAME, STARVD_VERSION);
 		goto fail;
 	}
 	ret = check_module(b, err, errlen);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "boost.h"
+#include "event.h"
 #include "log.h"
 #include "proc.h"
 #include "util.h"
@@ -19,13 +20,120 @@ void booster_init(struct booster *b, const struct boost_params *p,
 	memset(b, 0, sizeof(*b));
 	b->p = *p;
 	b->journal = j;
+	b->esc = (struct escalate_policy) {
+		.enabled = !p->no_escalation,
+		.base_ns = p->runtime_ns,
+		.cap_ns = escalate_default_cap(p->runtime_ns, p->period_ns),
+	};
+	b->hrtick.state = HRTICK_UNAVAILABLE;
+	if (p->run_dir) {
+		/* A killed starvd's change first, then what the kernel has. */
+		hrtick_recover(p->run_dir);
+		if (!p->force_fifo)
+			hrtick_init(&b->hrtick, p->run_dir);
+	}
 }
 
 void booster_free(struct booster *b)
 {
 	free(b->v);
+	free(b->esc_v);
+	free(b->debt_v);
 	b->v = NULL;
-	b->n = b->cap = 0;
+	b->esc_v = NULL;
+	b->debt_v = NULL;
+	b->n = b->cap = b->esc_n = b->esc_cap = 0;
+	b->debt_n = b->debt_cap = 0;
+}
+
+/* Forget expired debts; the one of @tid, if it still runs. */
+static struct dl_debt *find_debt(struct booster *b, uint32_t tid,
+				 uint64_t start_time, uint64_t now)
+{
+	struct dl_debt *found = NULL;
+	size_t i = 0;
+
+	while (i < b->debt_n) {
+		struct dl_debt *d = &b->debt_v[i];
+
+		if (d->until_ns <= now ||
+		    (d->tid == tid && d->start_time != start_time)) {
+			*d = b->debt_v[--b->debt_n];
+			continue;
+		}
+		if (d->tid == tid)
+			found = d;
+		i++;
+	}
+	return found;
+}
+
+/* After a SCHED_DEADLINE boost: when its CBS deadline will have passed. */
+static void note_debt(struct booster *b, const struct boost *bo,
+		      uint64_t ran_ns, uint64_t now)
+{
+	uint64_t until;
+	struct dl_debt *d;
+
+	if (bo->fifo)
+		return;
+	until = dl_debt_until(bo->end_ns - b->p.duration_ns, now, ran_ns,
+			      bo->runtime_ns, b->p.period_ns);
+	if (!until)
+		return;
+	d = find_debt(b, bo->task.tid, bo->start_time, now);
+	if (!d) {
+		grow_array((void **)&b->debt_v, &b->debt_cap, b->debt_n + 1,
+			   sizeof(*b->debt_v));
+		d = &b->debt_v[b->debt_n++];
+		*d = (struct dl_debt) {
+			.tid = bo->task.tid,
+			.start_time = bo->start_time,
+		};
+	}
+	if (until > d->until_ns)
+		d->until_ns = until;
+}
+
+static struct escalation *find_escalation(const struct booster *b,
+					  uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < b->esc_n; i++)
+		if (b->esc_v[i].task.tid == tid)
+			return &b->esc_v[i];
+	return NULL;
+}
+
+uint64_t boost_next_runtime(const struct booster *b, uint32_t tid)
+{
+	const struct escalation *e = find_escalation(b, tid);
+
+	return e ? e->runtime_ns : b->p.runtime_ns;
+}
+
+bool boost_take_again(struct booster *b, uint32_t tid)
+{
+	struct escalation *e = find_escalation(b, tid);
+
+	if (!e || !e->again || boost_active(b, tid))
+		return false;
+	e->again = false;
+	return true;
+}
+
+void boost_again_clear(struct booster *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->esc_n; i++)
+		b->esc_v[i].again = false;
+}
+
+static void drop_escalation(struct booster *b, struct escalation *e)
+{
+	*e = b->esc_v[--b->esc_n];
 }
 
 bool boost_active(const struct booster *b, uint32_t tid)
@@ -72,31 +180,15 @@ static int apply(struct booster *b, struct boost *bo)
 
 static void log_boost(const struct booster *b, const struct boost *bo)
 {
-	char rt[32], per[32], dur[32], text[512], json[640], comm[64];
-	const struct starvd_task *t = &bo->task;
+	struct event ev = {
+		.kind = EVENT_BOOST, .task = bo->task,
+		.boost = { .applied = &bo->applied,
+			   .runtime_ns = bo->runtime_ns,
+			   .period_ns = b->p.period_ns,
+			   .duration_ns = b->p.duration_ns },
+	};
 
-	format_ns(b->p.runtime_ns, rt, sizeof(rt));
-	format_ns(b->p.period_ns, per, sizeof(per));
-	format_ns(b->p.duration_ns, dur, sizeof(dur));
-	if (bo->fifo)
-		snprintf(text, sizeof(text),
-			 "boosted pid %u (%s) (cpu %d) using SCHED_FIFO (priority %u for %s every %s, for %s)",
-			 t->tid, t->comm, t->cpu, bo->applied.sched_priority,
-			 rt, per, dur);
-	else
-		snprintf(text, sizeof(text),
-			 "boosted pid %u (%s) (cpu %d) using SCHED_DEADLINE (%s/%s for %s)",
-			 t->tid, t->comm, t->cpu, rt, per, dur);
-	json_escape(t->comm, comm, sizeof(comm));
-	snprintf(json, sizeof(json),
-		 "\"event\":\"boost\",\"time_ns\":%llu,\"tid\":%u,\"tgid\":%u,\"comm\":\"%s\",\"cpu\":%d,\"policy\":\"%s\",\"priority\":%u,\"runtime_ns\":%llu,\"period_ns\":%llu,\"duration_ns\":%llu",
-		 (unsigned long long)now_ns(), t->tid, t->tgid, comm, t->cpu,
-		 bo->fifo ? "SCHED_FIFO" : "SCHED_DEADLINE",
-		 bo->applied.sched_priority,
-		 (unsigned long long)b->p.runtime_ns,
-		 (unsigned long long)b->p.period_ns,
-		 (unsigned long long)b->p.duration_ns);
-	log_event(text, json);
+	event_log(&ev);
 }
 
 /* What to do about a refused sched_setattr(), for the log. */
@@ -124,7 +216,7 @@ static int start_deadline(struct booster *b, struct boost *bo)
 	bo->applied = (struct sched_attr) {
 		.size = sizeof(struct sched_attr),
 		.sched_policy = SCHED_DEADLINE,
-		.sched_runtime = b->p.runtime_ns,
+		.sched_runtime = bo->runtime_ns,
 		.sched_deadline = b->p.period_ns,
 		.sched_period = b->p.period_ns,
 	};
@@ -161,15 +253,114 @@ static int start_fifo(struct booster *b, struct boost *bo, int holder_prio,
 	bo->fifo = true;
 	bo->raised = true;
 	bo->period_start_ns = now;
-	bo->next_ns = now + b->p.runtime_ns;
+	bo->next_ns = now + bo->runtime_ns;
 	bo->exec_at_raise_ns = task_exec_ns(bo->task.tid);
 	return apply(b, bo);
+}
+
+/* -r, or more for a task whose last boosts did not let it progress. */
+static uint64_t runtime_for(struct booster *b, const struct boost *bo)
+{
+	struct escalation *e = find_escalation(b, bo->task.tid);
+
+	if (!e)
+		return b->p.runtime_ns;
+	if (e->start_time != bo->start_time) {	/* the tid was reused */
+		drop_escalation(b, e);
+		return b->p.runtime_ns;
+	}
+	return e->runtime_ns;
+}
+
+/* One line per escalation: this boost gets more than the last one. */
+static void log_escalation(struct booster *b, const struct boost *bo)
+{
+	const struct escalation *e = find_escalation(b, bo->task.tid);
+	struct event ev = {
+		.kind = EVENT_ESCALATE, .task = bo->task,
+	};
+
+	if (!e || bo->runtime_ns <= e->last_ns)
+		return;
+	b->nr_escalations++;
+	ev.escalate.runtime_ns = bo->runtime_ns;
+	ev.escalate.previous_ns = e->last_ns;
+	ev.escalate.base_ns = b->p.runtime_ns;
+	ev.escalate.cap_ns = b->esc.cap_ns;
+	ev.escalate.period_ns = b->p.period_ns;
+	event_log(&ev);
+}
+
+/* After a boost: what the next one of this task gets (escalate.h). */
+static void update_escalation(struct booster *b, const struct boost *bo,
+			      enum boost_outcome outcome, uint64_t now)
+{
+	struct escalation *e = find_escalation(b, bo->task.tid);
+	uint64_t next = escalate_next(&b->esc, bo->runtime_ns, outcome);
+
+	if (next <= b->p.runtime_ns) {
+		if (e)
+			drop_escalation(b, e);
+		return;
+	}
+	if (!e) {
+		grow_array((void **)&b->esc_v, &b->esc_cap, b->esc_n + 1,
+			   sizeof(*b->esc_v));
+		e = &b->esc_v[b->esc_n++];
+		memset(e, 0, sizeof(*e));
+	}
+	e->task = bo->task;
+	e->start_time = bo->start_time;
+	e->runtime_ns = next;
+	e->last_ns = bo->runtime_ns;
+	e->end_ns = now;
+	/*
+	 * Escalated: the task is still behind on its work and its next boost
+	 * gets more, so it gets it now, not a threshold later. At the cap
+	 * the threshold paces the boosts again.
+	 */
+	e->again = outcome == OUTCOME_NO_PROGRESS && next > bo->runtime_ns;
+}
+
+/*
+ * How long after its boost a task still starving is found again: its wait
+ * restarted at the latest when the boost ended; the rest is slack.
+ */
+static uint64_t keep_up_window(const struct booster *b)
+{
+	return b->p.threshold_ns + b->p.duration_ns + b->p.period_ns;
+}
+
+/* Escalated tasks not found starving again keep up: back to -r. */
+static int expire_escalations(struct booster *b, uint64_t now)
+{
+	size_t i = 0;
+	int n = 0;
+
+	while (i < b->esc_n) {
+		struct escalation *e = &b->esc_v[i];
+		struct event ev = {
+			.kind = EVENT_DEESCALATE, .task = e->task,
+			.deescalate.runtime_ns = b->p.runtime_ns,
+		};
+
+		if (boost_active(b, e->task.tid) ||
+		    !escalate_kept_up(e->end_ns, now, keep_up_window(b))) {
+			i++;
+			continue;
+		}
+		event_log(&ev);
+		drop_escalation(b, e);
+		n++;
+	}
+	return n;
 }
 
 int boost_start(struct booster *b, const struct starvd_task *t,
 		int holder_prio, uint64_t now)
 {
 	struct boost bo = { .task = *t };
+	struct dl_debt *debt;
 	int ret, dl_ret = 0;
 
 	ret = sched_getattr_tid(t->tid, &bo.saved);
@@ -187,11 +378,22 @@ int boost_start(struct booster *b, const struct starvd_task *t,
 		return -EEXIST;
 	}
 	bo.start_time = task_start_time(t->tid);
-	bo.switches_before = task_switches(t->tid);
+	task_progress(t->tid, &bo.before);
 	bo.end_ns = now + b->p.duration_ns;
+	bo.runtime_ns = runtime_for(b, &bo);
+	if (!b->p.force_fifo && !b->dl_unavailable)
+		hrtick_boosting(&b->hrtick, true);
 
 	ret = -EINVAL;	/* SCHED_FIFO emulation unless SCHED_DEADLINE works */
-	if (!b->p.force_fifo && !b->dl_unavailable) {
+	debt = b->p.force_fifo || b->dl_unavailable ? NULL :
+	       find_debt(b, t->tid, bo.start_time, now);
+	if (debt) {
+		if (!debt->said)
+			log_msg("pid %u (%s) overran its last SCHED_DEADLINE boost and owes the kernel that time for %.0f s (its deadline moved overrun/runtime periods ahead; HRTICK_DL prevents it): boosting it with SCHED_FIFO emulation until then",
+				t->tid, t->comm,
+				(double)(debt->until_ns - now) / NSEC_PER_SEC);
+		debt->said = true;
+	} else if (!b->p.force_fifo && !b->dl_unavailable) {
 		ret = dl_ret = start_deadline(b, &bo);
 		/*
 		 * A success means bandwidth is free again: a later EBUSY is
@@ -229,12 +431,17 @@ int boost_start(struct booster *b, const struct starvd_task *t,
 	grow_array((void **)&b->v, &b->cap, b->n + 1, sizeof(*b->v));
 	b->v[b->n++] = bo;
 	b->nr_boosts++;
+	if (bo.runtime_ns > b->max_runtime_ns)
+		b->max_runtime_ns = bo.runtime_ns;
+	log_escalation(b, &bo);
 	log_boost(b, &bo);
 	return 0;
 
 failed:
 	if (ret != -ESRCH)
 		b->nr_failures++;
+	if (!b->n)
+		hrtick_boosting(&b->hrtick, false);
 	return ret;
 }
 
@@ -271,34 +478,35 @@ int restore_task(pid_t tid, const char *comm, uint64_t start_time,
 	return 0;
 }
 
-static void finish(struct booster *b, size_t i, const char *why)
+static void finish(struct booster *b, size_t i, const char *why,
+		   uint64_t now)
 {
 	struct boost *bo = &b->v[i];
-	char text[256], json[512], comm[64], to[64];
-	uint64_t ran;
+	struct progress_sample after;
+	struct boost_delta d;
+	struct event ev = {
+		.kind = EVENT_RESTORE, .task = bo->task,
+		.restore = { .saved = &bo->saved, .delta = &d,
+			     .runtime_ns = bo->runtime_ns, .reason = why },
+	};
 	int ret;
 
 	ret = restore_task(bo->task.tid, bo->task.comm, bo->start_time,
 			   &bo->saved, &bo->applied, NULL);
+	/* Sampled right after the restore, from the same files as before. */
+	task_progress(bo->task.tid, &after);
 	if (b->journal)
 		journal_remove(b->journal, bo->task.tid);
 	if (!ret) {
-		ran = task_switches(bo->task.tid) - bo->switches_before;
-		sched_attr_format(&bo->saved, to, sizeof(to));
-		json_escape(bo->task.comm, comm, sizeof(comm));
-		snprintf(text, sizeof(text),
-			 "restored pid %u (%s) to %s (%s; %llu context switches during the boost)",
-			 bo->task.tid, bo->task.comm, to, why,
-			 (unsigned long long)ran);
-		snprintf(json, sizeof(json),
-			 "\"event\":\"restore\",\"time_ns\":%llu,\"tid\":%u,\"comm\":\"%s\",\"cpu\":%d,\"policy\":\"%s\",\"priority\":%u,\"nice\":%d,\"switches\":%llu,\"reason\":\"%s\"",
-			 (unsigned long long)now_ns(), bo->task.tid, comm,
-			 bo->task.cpu, policy_name(bo->saved.sched_policy),
-			 bo->saved.sched_priority, bo->saved.sched_nice,
-			 (unsigned long long)ran, why);
-		log_event(text, json);
+		d = progress_delta(&bo->before, &after);
+		event_log(&ev);
+		update_escalation(b, bo, d.outcome, now);
+		if (d.outcome != OUTCOME_UNKNOWN)
+			note_debt(b, bo, d.ran_ns, now);
 	}
 	b->v[i] = b->v[--b->n];
+	if (!b->n)
+		hrtick_boosting(&b->hrtick, false);
 }
 
 /*
@@ -314,9 +522,9 @@ static int fifo_lower_or_extend(struct booster *b, struct boost *bo,
 	uint64_t ran = task_exec_ns(bo->task.tid) - bo->exec_at_raise_ns;
 	int ret;
 
-	if (ran < b->p.runtime_ns && task_runnable(bo->task.tid) &&
+	if (ran < bo->runtime_ns && task_runnable(bo->task.tid) &&
 	    now - bo->period_start_ns < b->p.period_ns) {
-		bo->next_ns = now + b->p.runtime_ns - ran;
+		bo->next_ns = now + bo->runtime_ns - ran;
 		return 0;
 	}
 	ret = restore_task(bo->task.tid, bo->task.comm, 0, &bo->saved,
@@ -351,7 +559,7 @@ static int fifo_step(struct booster *b, struct boost *bo, uint64_t now)
 {
 	if (bo->raised)
 		return fifo_lower_or_extend(b, bo, now);
-	return fifo_raise(bo, now, b->p.runtime_ns);
+	return fifo_raise(bo, now, bo->runtime_ns);
 }
 
 int boost_run(struct booster *b, uint64_t now)
@@ -362,7 +570,7 @@ int boost_run(struct booster *b, uint64_t now)
 		struct boost *bo = &b->v[i];
 
 		if (bo->fifo && !bo->raised && now >= bo->end_ns) {
-			finish(b, i, "boost over");
+			finish(b, i, "boost over", now);
 			continue;
 		}
 		if (bo->fifo && now >= bo->next_ns) {
@@ -372,15 +580,17 @@ int boost_run(struct booster *b, uint64_t now)
 					journal_remove(b->journal,
 						       bo->task.tid);
 				b->v[i] = b->v[--b->n];
+				if (!b->n)
+					hrtick_boosting(&b->hrtick, false);
 				continue;
 			}
 		} else if (!bo->fifo && now >= bo->end_ns) {
-			finish(b, i, "boost over");
+			finish(b, i, "boost over", now);
 			continue;
 		}
 		i++;
 	}
-	return n - b->n;
+	return n - b->n + expire_escalations(b, now);
 }
 
 uint64_t boost_next_event(const struct booster *b)
@@ -397,11 +607,42 @@ uint64_t boost_next_event(const struct booster *b)
 		if (t < next)
 			next = t;
 	}
+	for (i = 0; i < b->esc_n; i++) {
+		uint64_t t = b->esc_v[i].end_ns + keep_up_window(b);
+
+		if (t < next)
+			next = t;
+	}
 	return next;
+}
+
+void booster_state(const struct booster *b, struct daemon_state *s)
+{
+	size_t i;
+
+	s->cap_ns = b->esc.enabled ? b->esc.cap_ns : 0;
+	s->nr_escalations = b->nr_escalations;
+	s->max_runtime_ns = b->max_runtime_ns;
+	s->nr_escalated = 0;
+	s->escalated = calloc(b->esc_n + 1, sizeof(*s->escalated));
+	if (!s->escalated)
+		return;
+	for (i = 0; i < b->esc_n; i++) {
+		const struct escalation *e = &b->esc_v[i];
+
+		s->escalated[i] = (struct escalated_info) {
+			.tid = e->task.tid,
+			.cpu = e->task.cpu,
+			.runtime_ns = e->runtime_ns,
+		};
+		memcpy(s->escalated[i].comm, e->task.comm,
+		       sizeof(s->escalated[i].comm) - 1);
+	}
+	s->nr_escalated = b->esc_n;
 }
 
 void boost_stop_all(struct booster *b)
 {
 	while (b->n)
-		finish(b, b->n - 1, "starvd stopping");
+		finish(b, b->n - 1, "starvd stopping", now_ns());
 }

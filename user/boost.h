@@ -13,8 +13,11 @@
 
 #include <starvd/abi.h>
 
+#include "escalate.h"
+#include "hrtick.h"
 #include "journal.h"
 #include "sched_attr.h"
+#include "state.h"
 
 struct boost {
 	struct starvd_task task;
@@ -28,12 +31,41 @@ struct boost {
 	uint64_t exec_at_raise_ns;	/* fifo: CPU time when raised */
 	uint64_t next_ns;		/* next state change */
 	uint64_t end_ns;
-	uint64_t switches_before;
+	uint64_t runtime_ns;		/* this boost's: -r or escalated */
+	struct progress_sample before;	/* at the start, see escalate.h */
+};
+
+/* A task whose next boost gets more than -r (escalate.h). */
+struct escalation {
+	struct starvd_task task;	/* as its last boost found it */
+	uint64_t start_time;		/* task identity, see journal */
+	uint64_t runtime_ns;		/* its next boost's runtime */
+	uint64_t last_ns;		/* runtime of its last boost */
+	uint64_t end_ns;		/* when its last boost ended */
+	bool again;			/* boost it again at once */
+};
+
+/*
+ * A task that overran a SCHED_DEADLINE boost (without HRTICK_DL the
+ * kernel throttles it only at the next tick) owes the kernel that CPU
+ * time: its CBS deadline moved overrun / runtime periods ahead (a 4 ms
+ * tick over a 20 us runtime: 200 s), and until then a new SCHED_DEADLINE
+ * boost of it gives it nothing. Its boosts use the SCHED_FIFO emulation
+ * until then.
+ */
+struct dl_debt {
+	uint32_t tid;
+	uint64_t start_time;		/* task identity */
+	uint64_t until_ns;		/* estimated CBS deadline */
+	bool said;			/* logged */
 };
 
 struct boost_params {
 	uint64_t runtime_ns, period_ns, duration_ns;
 	bool force_fifo;
+	bool no_escalation;		/* every boost gets runtime_ns */
+	uint64_t threshold_ns;		/* for "keeps up", see escalate.h */
+	const char *run_dir;		/* HRTICK_DL journal; NULL: none */
 };
 
 struct booster {
@@ -44,6 +76,13 @@ struct booster {
 	bool dl_unavailable;		/* kernel refused SCHED_DEADLINE */
 	unsigned int dl_refusals_logged;	/* EPERM 1, EBUSY 2, other 4 */
 	uint64_t nr_boosts, nr_failures;
+	struct escalate_policy esc;
+	struct escalation *esc_v;	/* tasks at an escalated runtime */
+	size_t esc_n, esc_cap;
+	uint64_t nr_escalations, max_runtime_ns;	/* granted so far */
+	struct hrtick hrtick;
+	struct dl_debt *debt_v;
+	size_t debt_n, debt_cap;
 };
 
 void booster_init(struct booster *b, const struct boost_params *p,
@@ -58,10 +97,26 @@ void booster_free(struct booster *b);
 int boost_start(struct booster *b, const struct starvd_task *t,
 		int holder_prio, uint64_t now);
 bool boost_active(const struct booster *b, uint32_t tid);
-/* Apply every state change due at @now; returns how many boosts ended. */
+/*
+ * Apply every state change due at @now; returns how many boosts ended
+ * and escalated tasks went back to -r (the state changed).
+ */
 int boost_run(struct booster *b, uint64_t now);
 /* When boost_run() has work next; UINT64_MAX if nothing is boosted. */
 uint64_t boost_next_event(const struct booster *b);
+/*
+ * Whether @tid, found waiting right after a boost that let it make no
+ * progress, is to be boosted again at once with its escalated runtime
+ * rather than after another threshold (its wait restarted when the boost
+ * let it run). True once per such boost.
+ */
+bool boost_take_again(struct booster *b, uint32_t tid);
+/* After each read: a task not waiting then is not boosted at once later. */
+void boost_again_clear(struct booster *b);
+/* The runtime @tid's next boost would get (-r unless escalated). */
+uint64_t boost_next_runtime(const struct booster *b, uint32_t tid);
+/* Escalation fields of the state file (state.h); free @s->escalated. */
+void booster_state(const struct booster *b, struct daemon_state *s);
 /* Restore every boosted task now (shutdown). */
 void boost_stop_all(struct booster *b);
 

@@ -226,7 +226,7 @@ int caps_drop(const struct config *cfg, struct backend *b)
 	if (cfg->kstack)
 		kstack = (CAP_BIT(CAP_SYS_ADMIN) | CAP_BIT(CAP_SYS_PTRACE) |
 			  CAP_BIT(CAP_DAC_READ_SEARCH)) & prm;
-	if (cfg->mlock)
+	if (cfg->mlock || cfg->mlock_required)
 		lock = CAP_BIT(CAP_IPC_LOCK) & prm;
 	keep = nice | net | kstack | lock;
 	if (b->ops == &bpf_backend_ops) {

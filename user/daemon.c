@@ -120,6 +120,75 @@ static int set_reservation(int percent)
 	return sched_setattr_tid(0, &attr);
 }
 
+/*
+ * starvd runs at a real-time policy of its own by default. Found on
+ * PREEMPT_RT (6.12-rt in qemu): unpinned and at SCHED_OTHER, starvd slept
+ * through a 10 s starvation. The hrtimer of a sleeping SCHED_OTHER task is
+ * a soft timer there, expired by ktimers/N on the CPU where it was armed;
+ * starvd had last slept on the CPU a SCHED_FIFO busy loop then took, so
+ * its timeout waited in ktimers/1's queue behind the loop with everything
+ * else it should have rescued (its schedstat run count did not move for
+ * the whole loop, ktimers/1's run delay grew by 10 s). A real-time task's
+ * sleep uses a hard timer, expired in interrupt context, and its wake-up
+ * is pushed to a CPU running something of lower priority. The same holds
+ * without PREEMPT_RT for the wake-up itself.
+ *
+ * --priority PRIO sets SCHED_FIFO PRIO (0: stay SCHED_OTHER). Without it,
+ * a starvd started at a real-time policy already (chrt, a unit's
+ * CPUSchedulingPolicy=) keeps it, and one started at SCHED_OTHER takes
+ * SCHED_FIFO 10, as stalld's unit does. Where SCHED_FIFO is refused (a
+ * cgroup without real-time runtime under CONFIG_RT_GROUP_SCHED), a
+ * SCHED_DEADLINE reservation is tried, which such cgroups do not limit,
+ * then SCHED_OTHER, each with one line saying what it runs at and risks.
+ */
+#define DEFAULT_PRIORITY	10
+#define FALLBACK_RESERVATION	5	/* percent of a CPU */
+
+static bool running_realtime(void)
+{
+	int policy = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
+
+	return policy == SCHED_FIFO || policy == SCHED_RR ||
+	       policy == SCHED_DEADLINE;
+}
+
+static void set_own_priority(const struct config *cfg)
+{
+	struct sched_param sp = { .sched_priority = cfg->priority };
+	int err, ret;
+
+	if (cfg->priority == 0) {
+		sp.sched_priority = 0;
+		if (running_realtime() &&
+		    sched_setscheduler(0, SCHED_OTHER | SCHED_RESET_ON_FORK, &sp))
+			log_err("--priority 0: cannot leave the real-time policy starvd was started with: %s",
+				strerror(errno));
+		return;
+	}
+	if (cfg->priority < 0) {
+		if (running_realtime()) {
+			log_msg("keeping the real-time policy starvd was started with");
+			return;
+		}
+		sp.sched_priority = DEFAULT_PRIORITY;
+	}
+	if (!sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp)) {
+		log_msg("running at SCHED_FIFO %d", sp.sched_priority);
+		return;
+	}
+	err = errno;
+	ret = set_reservation(FALLBACK_RESERVATION);
+	if (!ret) {
+		log_msg("cannot run at SCHED_FIFO %d: %s%s; running with a SCHED_DEADLINE reservation of %d%% of a CPU instead (-R sets another)",
+			sp.sched_priority, strerror(err),
+			err == EPERM ? " (a cgroup without real-time runtime? CONFIG_RT_GROUP_SCHED)" : "",
+			FALLBACK_RESERVATION);
+		return;
+	}
+	log_err("cannot run at SCHED_FIFO %d (%s) nor with a SCHED_DEADLINE reservation (%s): running at SCHED_OTHER. A busy loop on the CPU starvd last ran on can then delay its wake-ups for as long as it runs (on PREEMPT_RT its timers wait for ktimers/N there), and starvation goes unseen: give starvd real-time runtime (cpu.rt_runtime_us of its cgroup), or pin it to a housekeeping CPU with -a",
+		sp.sched_priority, strerror(err), strerror(-ret));
+}
+
 int protect_self(const struct config *cfg)
 {
 	char list[256];
@@ -135,10 +204,19 @@ int protect_self(const struct config *cfg)
 		}
 		log_msg("running on CPUs %s", list);
 	}
-	if (cfg->mlock && mlockall(MCL_CURRENT | MCL_FUTURE)) {
-		log_err("--mlock: cannot lock starvd's memory: %s (needs CAP_IPC_LOCK)",
+	/*
+	 * A page fault of starvd's own text can wait for a block or virtio
+	 * IRQ thread that starves on the very CPU starvd must rescue.
+	 */
+	if ((cfg->mlock || cfg->mlock_required) &&
+	    mlockall(MCL_CURRENT | MCL_FUTURE)) {
+		if (cfg->mlock_required) {
+			log_err("--mlock: cannot lock starvd's memory: %s (needs CAP_IPC_LOCK)",
+				strerror(errno));
+			return -1;
+		}
+		log_msg("note: cannot lock starvd's memory (%s): a page fault of its own may then wait for the I/O it is to rescue; run it with CAP_IPC_LOCK, or pass --no-mlock to say so",
 			strerror(errno));
-		return -1;
 	}
 	if (cfg->reservation) {
 		ret = set_reservation(cfg->reservation);
@@ -153,6 +231,8 @@ int protect_self(const struct config *cfg)
 		}
 		log_msg("running with a SCHED_DEADLINE reservation of %d%% of a CPU",
 			cfg->reservation);
+		return 0;
 	}
+	set_own_priority(cfg);
 	return 0;
 }

@@ -41,6 +41,14 @@ void detect_forget(struct detect *d, uint32_t tid)
 		*e = d->v[--d->n];
 }
 
+void detect_repeat(struct detect *d, uint32_t tid, uint64_t wait_ns)
+{
+	struct episode *e = find_episode(d, tid);
+
+	if (e)
+		e->repeat_ns = wait_ns;
+}
+
 static void prune_episodes(struct detect *d)
 {
 	size_t i, o = 0;
@@ -70,7 +78,18 @@ void detect_scan(struct detect *d, const struct task_list *l,
 		e = find_episode(d, t->tid);
 		if (e && e->nr_switches == t->nr_switches) {
 			e->gen = d->gen;	/* still the same wait */
-			continue;
+			if (!e->repeat_ns)
+				continue;
+			if (t->wait_ns < e->repeat_ns) {
+				uint64_t cross = l->read_time_ns +
+						 (e->repeat_ns - t->wait_ns);
+
+				if (cross < next)
+					next = cross;
+				continue;
+			}
+			e->repeat_ns = 0;	/* the caller may arm it again */
+			goto starving;
 		}
 		if (t->wait_ns < d->threshold_ns) {
 			uint64_t cross = l->read_time_ns +
@@ -88,6 +107,8 @@ void detect_scan(struct detect *d, const struct task_list *l,
 		e->tid = t->tid;
 		e->nr_switches = t->nr_switches;
 		e->gen = d->gen;
+		e->repeat_ns = 0;
+starving:
 		grow_array((void **)&r->starving, &r->cap, r->n + 1,
 			   sizeof(*r->starving));
 		r->starving[r->n++] = i;

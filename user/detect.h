@@ -23,6 +23,7 @@ struct episode {
 	uint32_t tid;
 	uint64_t nr_switches;
 	uint32_t gen;
+	uint64_t repeat_ns;	/* report again at this wait; 0: never */
 };
 
 struct detect {
@@ -59,5 +60,12 @@ void detect_scan(struct detect *d, const struct task_list *l,
  * (the boost did not let it run) is starving again and is reported again.
  */
 void detect_forget(struct detect *d, uint32_t tid);
+
+/*
+ * Report @tid's episode again once it has waited @wait_ns, if it is still
+ * the same wait then (stalld's -l reports a task every threshold for as
+ * long as it waits). Only for a task detect_scan() just returned.
+ */
+void detect_repeat(struct detect *d, uint32_t tid, uint64_t wait_ns);
 
 #endif

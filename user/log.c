@@ -1,26 +1,88 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Where the daemon's lines go, and how they get there without ever
+ * making the daemon wait.
+ *
+ * Every sink can block on the very kernel threads starvd exists to
+ * rescue: a serial console is drained by its IRQ thread (irq/4-ttyS0),
+ * journald reads syslog's socket and stdout when it gets a CPU, and
+ * /dev/kmsg may print to a console synchronously. On PREEMPT_RT, seen in
+ * a qemu guest: starvd boosted irq/4-ttyS0 to SCHED_DEADLINE 20us/1s while
+ * itself writing to that console; the throttled thread held the port,
+ * starvd slept in write() and so never ended the boost that kept the
+ * thread at 20 us a second, long after the busy loop was gone.
+ *
+ * So once the daemon runs (log_start_async()), a line is copied into a
+ * single-producer single-consumer ring and written by a thread of its
+ * own, at the daemon's real-time priority (a line is written as soon as
+ * the sink takes it, even with busy loops on every CPU; the thread only
+ * ever waits for its sinks). The main loop only ever copies; when the ring is
+ * full it waits at most FULL_WAIT_US for room (once per stall), then the
+ * line is counted as dropped, and the count is logged once the writer
+ * catches up. Before that (start-up, errors on the command line)
+ * and after log_close(), lines are written directly.
+ */
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
 
-static struct log_config cfg = { .to_stderr = true };
+#define RING_LINES	256	/* a power of two */
+/*
+ * A full ring waits this long for the writer to make room: enough for a
+ * live reader of a pipe (a test harness, journald) to keep up with a
+ * burst, bounded for a sink that is stuck. Once a wait ends without
+ * room, lines are dropped without waiting until the writer moves again.
+ */
+#define FULL_WAIT_US	20000
+#define WRITER_STACK	(64 * 1024)
+
+struct log_line {
+	int prio;
+	bool event;
+	char text[LOG_TEXT_LEN];
+	char json[LOG_JSON_LEN];	/* "" unless an event with --json */
+};
+
+static struct log_config cfg = { .ident = "starvd", .to_stderr = true };
 static int kmsg_fd = -1;
 
-void log_init(const struct log_config *lc)
+static struct {
+	bool running;
+	bool stuck;			/* a sink never gave the writer back */
+	unsigned int stalled_at;	/* tail when a wait for room failed, +1 */
+	atomic_bool stop;
+	atomic_bool reopen;		/* SIGHUP: the writer reopens the sinks */
+	pthread_t thread;
+	int efd;			/* the writer sleeps on it */
+	atomic_uint head, tail;		/* head: next to fill; tail: next to write */
+	atomic_uint done;		/* lines written, the last one included */
+	atomic_ulong dropped;
+	unsigned long dropped_said;
+	struct log_line ring[RING_LINES];
+} q = { .efd = -1 };
+
+static void sinks_open(void)
 {
-	cfg = *lc;
 	if (cfg.to_syslog)
-		openlog("starvd", LOG_PID, LOG_DAEMON);
+		openlog(cfg.ident, LOG_PID, LOG_DAEMON);
 	if (cfg.to_kmsg && kmsg_fd < 0)
 		kmsg_fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
 }
 
-void log_close(void)
+static void sinks_close(void)
 {
 	if (cfg.to_syslog)
 		closelog();
@@ -29,22 +91,272 @@ void log_close(void)
 	kmsg_fd = -1;
 }
 
-static void emit(int prio, const char *line, bool event)
+void log_init(const struct log_config *lc)
 {
-	if (cfg.to_stderr && !(event && cfg.json && !cfg.verbose))
-		fprintf(stderr, "starvd: %s\n", line);
+	cfg = *lc;
+	if (!cfg.ident)
+		cfg.ident = "starvd";
+	sinks_open();
+}
+
+/*
+ * write(2), not stdio: a writer stuck in a sink must hold no FILE lock;
+ * and one write() per record: glibc's dprintf() attaches a FILE whose
+ * lseek(SEEK_CUR) /dev/kmsg fails with EINVAL, and then writes nothing.
+ */
+static void write_all(int fd, const char *buf, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		buf += n;
+		len -= n;
+	}
+}
+
+/* One formatted line to @fd, cut to what fits. */
+static void __attribute__((format(printf, 2, 3)))
+write_line(int fd, const char *fmt, ...)
+{
+	char buf[LOG_TEXT_LEN + LOG_JSON_LEN + 32];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n >= (int)sizeof(buf)) {
+		n = sizeof(buf) - 1;
+		buf[n - 1] = '\n';
+	}
+	if (n > 0)
+		write_all(fd, buf, n);
+}
+
+static void sinks_write(const struct log_line *l)
+{
+	if (l->json[0])
+		write_line(STDOUT_FILENO, "%s\n", l->json);
+	if (cfg.to_stderr && !(l->event && cfg.json && !cfg.verbose))
+		write_line(STDERR_FILENO, "%s: %s\n", cfg.ident, l->text);
 	if (cfg.to_syslog)
-		syslog(prio, "%s", line);
+		syslog(l->prio, "%s", l->text);
 	if (kmsg_fd >= 0)
-		dprintf(kmsg_fd, "<%d>starvd: %s\n", prio, line);
+		write_line(kmsg_fd, "<%d>%s: %s\n", l->prio, cfg.ident, l->text);
+}
+
+static void *writer(void *arg)
+{
+	struct pollfd pfd = { .fd = q.efd, .events = POLLIN };
+	struct log_line l;
+	unsigned int t;
+	uint64_t v;
+
+	for (;;) {
+		t = atomic_load_explicit(&q.tail, memory_order_relaxed);
+		if (t == atomic_load_explicit(&q.head, memory_order_acquire)) {
+			if (atomic_load(&q.stop))
+				return NULL;
+			poll(&pfd, 1, -1);
+			if (read(q.efd, &v, sizeof(v)) < 0 && errno != EAGAIN &&
+			    errno != EINTR)
+				return NULL;
+			continue;
+		}
+		l = q.ring[t % RING_LINES];
+		atomic_store_explicit(&q.tail, t + 1, memory_order_release);
+		if (atomic_exchange(&q.reopen, false)) {
+			sinks_close();
+			sinks_open();
+		}
+		sinks_write(&l);
+		atomic_store(&q.done, t + 1);
+	}
+}
+
+static void wake_writer(void);
+
+/* Is there room for one more line, waiting a little if the writer moves? */
+static bool room(unsigned int h)
+{
+	struct timespec ts = { .tv_nsec = 1000 * 1000 };
+	unsigned int t = atomic_load_explicit(&q.tail, memory_order_acquire);
+	int waited_us = 0;
+
+	if (h - t < RING_LINES)
+		return true;
+	if (q.stalled_at == t + 1)
+		return false;	/* still where it stalled: do not wait again */
+	while (waited_us < FULL_WAIT_US) {
+		nanosleep(&ts, NULL);
+		waited_us += 1000;
+		t = atomic_load_explicit(&q.tail, memory_order_acquire);
+		if (h - t < RING_LINES)
+			return true;
+	}
+	q.stalled_at = t + 1;
+	return false;
+}
+
+/* Queue @l for the writer; false if the ring is full (the line is lost). */
+static bool push(const struct log_line *l)
+{
+	unsigned int h = atomic_load_explicit(&q.head, memory_order_relaxed);
+
+	if (!room(h)) {
+		atomic_fetch_add(&q.dropped, 1);
+		return false;
+	}
+	q.ring[h % RING_LINES] = *l;
+	atomic_store_explicit(&q.head, h + 1, memory_order_release);
+	wake_writer();
+	return true;
+}
+
+static void emit_line(struct log_line *l)
+{
+	unsigned long dropped;
+
+	if (q.stuck)
+		return;
+	if (!q.running) {
+		sinks_write(l);
+		return;
+	}
+	dropped = atomic_load(&q.dropped);
+	if (dropped != q.dropped_said) {
+		struct log_line note = { .prio = LOG_WARNING };
+
+		snprintf(note.text, sizeof(note.text),
+			 "%lu log line(s) dropped: the log sinks (console, syslog, kmsg, stdout) did not keep up",
+			 dropped - q.dropped_said);
+		if (push(&note))
+			q.dropped_said = dropped;
+	}
+	push(l);
+}
+
+int log_start_async(void)
+{
+	pthread_attr_t attr;
+	struct sched_param sp = { 0 };
+	int policy = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
+	sigset_t all, old;
+	int ret;
+
+	/* The main thread's FIFO or RR priority; SCHED_OTHER otherwise. */
+	if (policy == SCHED_FIFO || policy == SCHED_RR)
+		sched_getparam(0, &sp);
+	else
+		policy = SCHED_OTHER;
+	q.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (q.efd < 0)
+		return -errno;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, WRITER_STACK);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, policy);
+	pthread_attr_setschedparam(&attr, &sp);
+	/* Signals are the main loop's (signalfd). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	ret = -pthread_create(&q.thread, &attr, writer, NULL);
+	if (ret == -EPERM && policy != SCHED_OTHER) {
+		/* No CAP_SYS_NICE left (-l): the writer runs at SCHED_OTHER. */
+		sp.sched_priority = 0;
+		pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
+		pthread_attr_setschedparam(&attr, &sp);
+		ret = -pthread_create(&q.thread, &attr, writer, NULL);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (ret) {
+		close(q.efd);
+		q.efd = -1;
+		return ret;
+	}
+	q.running = true;
+	return 0;
+}
+
+static void wake_writer(void)
+{
+	uint64_t one = 1;
+
+	/* EAGAIN: the counter is full, so the writer is awake anyway. */
+	(void)!write(q.efd, &one, sizeof(one));
+}
+
+/*
+ * Let the writer finish what is queued while it makes progress: a slow
+ * serial console still gets the last lines, but a sink that takes nothing
+ * for STALL_MS (its kernel thread starves) is given up on, and so is
+ * whatever is left after STOP_MAX_MS: SIGTERM ends starvd promptly
+ * whatever the sinks do.
+ */
+#define STALL_MS	1000
+#define STOP_MAX_MS	3000
+
+static void stop_async(void)
+{
+	struct timespec ts = { .tv_nsec = 10 * 1000 * 1000 };
+	unsigned int last = atomic_load(&q.done);
+	int idle_ms = 0, ms = 0;
+
+	atomic_store(&q.stop, true);
+	wake_writer();
+	while (atomic_load(&q.done) != atomic_load(&q.head) &&
+	       idle_ms < STALL_MS && ms < STOP_MAX_MS) {
+		nanosleep(&ts, NULL);
+		ms += 10;
+		idle_ms += 10;
+		if (atomic_load(&q.done) != last) {
+			last = atomic_load(&q.done);
+			idle_ms = 0;
+		}
+	}
+	q.running = false;
+	if (atomic_load(&q.done) != atomic_load(&q.head)) {
+		/* The writer is inside a sink: touch none of them again. */
+		q.stuck = true;
+		return;
+	}
+	wake_writer();
+	pthread_join(q.thread, NULL);
+	close(q.efd);
+	q.efd = -1;
+}
+
+void log_close(void)
+{
+	if (q.running)
+		stop_async();
+	if (!q.stuck)
+		sinks_close();
+}
+
+void log_reopen(void)
+{
+	if (!q.running) {
+		sinks_close();
+		sinks_open();
+		return;
+	}
+	/* The writer does it, before the next line: it owns the sinks. */
+	atomic_store(&q.reopen, true);
 }
 
 static void vlog(int prio, const char *fmt, va_list ap)
 {
-	char line[1024];
+	struct log_line l = { .prio = prio };
 
-	vsnprintf(line, sizeof(line), fmt, ap);
-	emit(prio, line, false);
+	vsnprintf(l.text, sizeof(l.text), fmt, ap);
+	emit_line(&l);
 }
 
 void log_msg(const char *fmt, ...)
@@ -65,30 +377,17 @@ void log_err(const char *fmt, ...)
 	va_end(ap);
 }
 
-void log_event(const char *text, const char *json)
+bool log_json(void)
 {
-	if (cfg.json) {
-		printf("{%s}\n", json);
-		fflush(stdout);
-	}
-	emit(LOG_INFO, text, true);
+	return cfg.json;
 }
 
-void json_escape(const char *s, char *out, size_t len)
+void log_event(const char *text, const char *json)
 {
-	size_t o = 0;
+	struct log_line l = { .prio = LOG_INFO, .event = true };
 
-	for (; *s && o + 7 < len; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\') {
-			out[o++] = '\\';
-			out[o++] = c;
-		} else if (c < 0x20) {
-			o += snprintf(out + o, len - o, "\\u%04x", c);
-		} else {
-			out[o++] = c;
-		}
-	}
-	out[o] = '\0';
+	snprintf(l.text, sizeof(l.text), "%s", text);
+	if (cfg.json)
+		snprintf(l.json, sizeof(l.json), "%s", json);
+	emit_line(&l);
 }

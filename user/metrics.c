@@ -74,6 +74,17 @@ static void daemon_metrics(FILE *f, const struct daemon_state *d,
 	per_cpu_counter(f, d, online, "starvd_boost_failures_total",
 			"Boosts that could not be applied, by CPU.",
 			offsetof(struct cpu_stats, failures));
+	header(f, "starvd_boost_escalations_total", "counter",
+	       "Boosts given more runtime than the last one of the same task, which did not let it progress.");
+	fprintf(f, "starvd_boost_escalations_total %" PRIu64 "\n",
+		d->nr_escalations);
+	header(f, "starvd_boost_runtime_max_seconds", "gauge",
+	       "Largest runtime per period granted to a boost so far.");
+	fprintf(f, "starvd_boost_runtime_max_seconds %.9g\n",
+		(double)d->max_runtime_ns / NSEC_PER_SEC);
+	header(f, "starvd_escalated_tasks", "gauge",
+	       "Tasks whose next boost gets more than the configured runtime.");
+	fprintf(f, "starvd_escalated_tasks %zu\n", d->nr_escalated);
 	header(f, "starvd_boosts_in_progress", "gauge",
 	       "Tasks boosted right now.");
 	fprintf(f, "starvd_boosts_in_progress %zu\n", d->nr_boosting);

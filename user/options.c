@@ -22,6 +22,10 @@ enum {
 	OPT_RUN_DIR,
 	OPT_BPF_MODE,
 	OPT_RESTORE,
+	OPT_NO_MLOCK,
+	OPT_PRIORITY,
+	OPT_RT_THROTTLING,
+	OPT_NO_ESCALATION,
 };
 
 static const struct option long_options[] = {
@@ -53,9 +57,13 @@ static const struct option long_options[] = {
 	{ "json",		no_argument,       NULL, OPT_JSON },
 	{ "kstack",		no_argument,       NULL, OPT_KSTACK },
 	{ "mlock",		no_argument,       NULL, OPT_MLOCK },
+	{ "no-mlock",		no_argument,       NULL, OPT_NO_MLOCK },
+	{ "priority",		required_argument, NULL, OPT_PRIORITY },
 	{ "run-dir",		required_argument, NULL, OPT_RUN_DIR },
 	{ "bpf-mode",		required_argument, NULL, OPT_BPF_MODE },
 	{ "restore",		no_argument,       NULL, OPT_RESTORE },
+	{ "rt-throttling",	required_argument, NULL, OPT_RT_THROTTLING },
+	{ "no-escalation",	no_argument,       NULL, OPT_NO_ESCALATION },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -66,7 +74,7 @@ static const char usage_text[] =
 "Monitoring:\n"
 "  -c, --cpu LIST              CPUs to monitor (default: all)\n"
 "  -t, --starving_threshold S  seconds a task may wait before it is\n"
-"                              boosted (default 60, decimals allowed)\n"
+"                              boosted (default 20, decimals allowed)\n"
 "  -g, --granularity S         poll every S seconds instead of waking\n"
 "                              exactly when a waiter can cross the threshold\n"
 "  -i, --ignore_threads RE,..  never boost threads whose name matches\n"
@@ -81,6 +89,8 @@ static const char usage_text[] =
 "  -d, --boost_duration S      how long a boost lasts (default 3)\n"
 "  -F, --force_fifo            emulate the boost with SCHED_FIFO\n"
 "  -l, --log_only              only report, never boost\n"
+"      --no-escalation         every boost gets -r, even when the last one\n"
+"                              did not let the task progress (as stalld)\n"
 "Logging:\n"
 "  -v, --verbose               log to stderr (implies -f)\n"
 "  -k, --log_kmsg              log to the kernel log\n"
@@ -93,11 +103,20 @@ static const char usage_text[] =
 "  -a, --affinity LIST         run starvd itself on these CPUs\n"
 "  -R, --reservation PCT       run starvd itself with a SCHED_DEADLINE\n"
 "                              reservation of PCT%% of a CPU\n"
-"      --mlock                 lock starvd's memory\n"
-"  -S, --systemd               RT throttling is managed by the service\n"
-"      --run-dir DIR           state and boost journal (default /run/starvd)\n"
+"      --priority PRIO         run starvd itself at SCHED_FIFO PRIO\n"
+"                              (default 10, unless started at a real-time\n"
+"                              policy already; 0: SCHED_OTHER)\n"
+"      --mlock, --no-mlock     lock starvd's memory (default: locked;\n"
+"                              --mlock: a failure to lock is fatal)\n"
+"  -S, --systemd               RT throttling is managed by the service (without\n"
+"                              -S or -l starvd turns it off while it runs)\n"
+"      --run-dir DIR           state and boost journal (default /run/starvd,\n"
+"                              /run/stalld when invoked as stalld)\n"
 "      --restore               put back every task the journal lists (left\n"
-"                              boosted by a killed starvd) and exit\n"
+"                              boosted by a killed starvd) and RT throttling\n"
+"                              as it was found, and exit\n"
+"      --rt-throttling off|on|show  stalld's throttlectl: save the value and\n"
+"                              turn RT throttling off, put it back, show it\n"
 "  -V, --version, -h, --help\n";
 
 static enum parse_result fail(char *err, size_t len, const char *fmt, ...)
@@ -240,49 +259,73 @@ check:
 	return false;
 }
 
-static int compile_regex_list(const char *arg, struct regex_list *l,
-			      char *err, size_t errlen)
+/*
+ * Compile the comma-separated @arg into @l. Every item must be a
+ * non-empty expression: a stray comma is a mistake in a config file
+ * (stalld skipped it silently). The message names @opt and the item.
+ */
+static int compile_regex_list(const char *opt, const char *arg,
+			      struct regex_list *l, char *err, size_t errlen)
 {
-	char *copy = strdup(arg), *save = NULL, *tok;
-	int ret = 0, rc, before = l->n;
+	const char *p = arg, *end;
+	char tok[4096];
+	int rc;
 
-	if (!copy)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		regex_t *re = realloc(l->re, (l->n + 1) * sizeof(*re));
+	for (;; p = end + 1) {
+		regex_t *re;
+		size_t n;
 
+		end = strchrnul(p, ',');
+		n = end - p;
+		if (!n) {
+			snprintf(err, errlen,
+				 "%s: empty item in '%s' (a list of regular expressions separated by single commas, without spaces)",
+				 opt, arg);
+			return -EINVAL;
+		}
+		if (n >= sizeof(tok)) {
+			snprintf(err, errlen, "%s: item '%.64s...' is too long",
+				 opt, p);
+			return -EINVAL;
+		}
+		memcpy(tok, p, n);
+		tok[n] = '\0';
+		re = realloc(l->re, (l->n + 1) * sizeof(*re));
 		if (!re) {
-			ret = -ENOMEM;
-			break;
+			snprintf(err, errlen, "%s: out of memory", opt);
+			return -ENOMEM;
 		}
 		l->re = re;
 		if (regex_too_big(tok)) {
 			snprintf(err, errlen,
-				 "'%.64s%s': too complex (more than %d atoms once repetitions are expanded)",
-				 tok, strlen(tok) > 64 ? "..." : "",
-				 REGEX_MAX_ATOMS);
-			ret = -EINVAL;
-			break;
+				 "%s: item '%.64s%s' of '%.64s%s' is too complex (more than %d atoms once repetitions are expanded)",
+				 opt, tok, n > 64 ? "..." : "", arg,
+				 strlen(arg) > 64 ? "..." : "", REGEX_MAX_ATOMS);
+			return -EINVAL;
 		}
 		rc = regcomp(&l->re[l->n], tok, REG_EXTENDED | REG_NOSUB);
 		if (rc) {
 			char msg[128];
 
 			regerror(rc, &l->re[l->n], msg, sizeof(msg));
-			snprintf(err, errlen, "'%s': %s", tok, msg);
-			ret = -EINVAL;
-			break;
+			snprintf(err, errlen,
+				 "%s: bad regular expression '%.64s%s' in '%.64s%s': %s",
+				 opt, tok, n > 64 ? "..." : "", arg,
+				 strlen(arg) > 64 ? "..." : "", msg);
+			return -EINVAL;
 		}
 		l->n++;
+		if (!*end)
+			return 0;
 	}
-	/* "-i ," is empty even after another -i. */
-	if (!ret && l->n == before) {
-		snprintf(err, errlen, "empty list");
-		ret = -EINVAL;
-	}
-	free(copy);
-	return ret;
+}
+
+const char *personality(const char *argv0)
+{
+	const char *base = argv0 ? strrchr(argv0, '/') : NULL;
+
+	base = base ? base + 1 : argv0;
+	return base && !strcmp(base, "stalld") ? "stalld" : "starvd";
 }
 
 bool regex_list_match(const struct regex_list *l, const char *s)
@@ -330,8 +373,9 @@ static const struct {
 	{ 'N', offsetof(struct config, no_idle_detect) },
 	{ OPT_JSON, offsetof(struct config, json) },
 	{ OPT_KSTACK, offsetof(struct config, kstack) },
-	{ OPT_MLOCK, offsetof(struct config, mlock) },
+	{ OPT_MLOCK, offsetof(struct config, mlock_required) },
 	{ OPT_RESTORE, offsetof(struct config, restore_only) },
+	{ OPT_NO_ESCALATION, offsetof(struct config, no_escalation) },
 };
 
 static bool set_flag(struct config *cfg, int opt)
@@ -347,17 +391,22 @@ static bool set_flag(struct config *cfg, int opt)
 	return false;
 }
 
-static void set_defaults(struct config *cfg)
+static void set_defaults(struct config *cfg, const char *argv0)
 {
 	memset(cfg, 0, sizeof(*cfg));
+	cfg->name = personality(argv0);
+	cfg->stalld = !strcmp(cfg->name, "stalld");
 	cfg->monitor_all = true;
-	cfg->threshold_ns = 60 * NSEC_PER_SEC;
+	/* stalld's code (config_starving_threshold), not its man page. */
+	cfg->threshold_ns = 20 * NSEC_PER_SEC;
 	cfg->boost_period_ns = 1000000000ULL;
 	cfg->boost_runtime_ns = 20000;
 	cfg->boost_duration_ns = 3 * NSEC_PER_SEC;
-	cfg->run_dir = "/run/starvd";
+	cfg->run_dir = cfg->stalld ? "/run/stalld" : "/run/starvd";
 	cfg->backend = BACKEND_AUTO;
 	cfg->bpf_mode = STARVD_MODE_AUTO;
+	cfg->mlock = true;
+	cfg->priority = -1;
 }
 
 static enum parse_result parse_cpu_opt(const char *opt, const char *arg,
@@ -395,8 +444,8 @@ static const struct {
 } backend_names[] = {
 	{ "auto", BACKEND_AUTO },
 	{ "bpf", BACKEND_BPF }, { "queue_track", BACKEND_BPF }, { "Q", BACKEND_BPF },
-	{ "netlink", BACKEND_NETLINK }, { "sched_debug", BACKEND_NETLINK },
-	{ "S", BACKEND_NETLINK },
+	{ "netlink", BACKEND_NETLINK }, { "sched_debug", BACKEND_NETLINK_OR_BPF },
+	{ "S", BACKEND_NETLINK_OR_BPF },
 };
 
 static const char *const bpf_mode_names[] = {
@@ -488,11 +537,11 @@ static enum parse_result parse(int argc, char **argv, int nr_cpus,
 {
 	static const char optstring[] =
 		":c:t:p:r:d:FlvksfP:AMONg:R:a:i:I:b:SVh";
-	char rx_err[160], opt[4];
+	char opt[4];
 	long v;
 	int c;
 
-	set_defaults(cfg);
+	set_defaults(cfg, argc > 0 ? argv[0] : NULL);
 	/*
 	 * 0, not 1: glibc then forgets where it was inside an element, which
 	 * a previous call that returned early (-h in "-hv") leaves behind.
@@ -546,15 +595,36 @@ static enum parse_result parse(int argc, char **argv, int nr_cpus,
 					    optarg);
 			cfg->reservation = v;
 			break;
+		case OPT_PRIORITY:
+			if (parse_int(optarg, 0, 99, &v))
+				return fail(err, len,
+					    "--priority: '%s' is not a SCHED_FIFO priority from 1 to 99 (or 0 for SCHED_OTHER)",
+					    optarg);
+			cfg->priority = v;
+			break;
+		case OPT_NO_MLOCK:
+			cfg->mlock = false;
+			cfg->mlock_required = false;
+			break;
 		case 'i':
 		case 'I':
-			if (compile_regex_list(optarg, c == 'i' ?
-					       &cfg->ignore_threads :
-					       &cfg->ignore_processes,
-					       rx_err, sizeof(rx_err)))
-				return fail(err, len, "%s: bad regular expression %s",
-					    c == 'i' ? "-i/--ignore_threads" :
-					    "-I/--ignore_processes", rx_err);
+			if (compile_regex_list(c == 'i' ? "-i/--ignore_threads" :
+					       "-I/--ignore_processes", optarg,
+					       c == 'i' ? &cfg->ignore_threads :
+					       &cfg->ignore_processes, err, len))
+				return PARSE_ERROR;
+			break;
+		case OPT_RT_THROTTLING:
+			if (!strcmp(optarg, "off"))
+				cfg->rt_throttling = RT_CMD_OFF;
+			else if (!strcmp(optarg, "on"))
+				cfg->rt_throttling = RT_CMD_ON;
+			else if (!strcmp(optarg, "show"))
+				cfg->rt_throttling = RT_CMD_SHOW;
+			else
+				return fail(err, len,
+					    "--rt-throttling: '%s' is not off, on or show",
+					    optarg);
 			break;
 		case 'b':
 			if (parse_backend_name(optarg, &cfg->backend))

@@ -13,6 +13,19 @@ enum backend_kind {
 	BACKEND_AUTO,
 	BACKEND_BPF,
 	BACKEND_NETLINK,
+	/*
+	 * stalld's "-b sched_debug"/"S": the module, else BPF (an existing
+	 * stalld config must not become a restart loop without the module).
+	 */
+	BACKEND_NETLINK_OR_BPF,
+};
+
+/* --rt-throttling: stalld's throttlectl. */
+enum rt_throttling_cmd {
+	RT_CMD_NONE,
+	RT_CMD_OFF,
+	RT_CMD_ON,
+	RT_CMD_SHOW,
 };
 
 struct regex_list {
@@ -21,6 +34,12 @@ struct regex_list {
 };
 
 struct config {
+	/*
+	 * "stalld" when invoked under that name (argv[0]): the log ident and
+	 * prefix, and the run directory /run/stalld; else "starvd".
+	 */
+	const char *name;
+	bool stalld;
 	bool monitor_all;
 	struct cpuset cpus;		/* -c */
 	bool have_affinity;
@@ -44,8 +63,12 @@ struct config {
 	bool no_idle_detect;		/* -N: accepted, see starvd(8) */
 	bool json;			/* --json */
 	bool kstack;			/* --kstack */
-	bool mlock;			/* --mlock */
+	bool mlock;			/* locked unless --no-mlock */
+	bool mlock_required;		/* --mlock: failing to lock is fatal */
+	int priority;			/* --priority; -1: default, see daemon.c */
 	bool restore_only;		/* --restore */
+	enum rt_throttling_cmd rt_throttling;	/* --rt-throttling */
+	bool no_escalation;		/* --no-escalation */
 	const char *pidfile;		/* -P */
 	const char *run_dir;		/* --run-dir */
 	enum backend_kind backend;	/* -b */
@@ -85,6 +108,9 @@ int parse_bpf_mode_name(const char *arg, unsigned int *mode);
  */
 const char *getopt_bad_option(int c, char **argv, const char *optstring,
 			      char *buf, size_t len);
+
+/* "stalld" if @argv0's base name is stalld, else "starvd". */
+const char *personality(const char *argv0);
 
 bool regex_list_match(const struct regex_list *l, const char *s);
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -49,22 +50,40 @@ uint64_t task_exec_ns(pid_t tid)
 	return ns;
 }
 
-uint64_t task_switches(pid_t tid)
+int task_progress(pid_t tid, struct progress_sample *p)
 {
-	unsigned long long v, sum = 0;
+	unsigned long long exec, delay, pcount, v;
 	char path[64], line[256];
+	int found = 0;
 	FILE *f;
 
+	memset(p, 0, sizeof(*p));
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", tid);
+	if (read_line(path, line, sizeof(line)) ||
+	    sscanf(line, "%llu %llu %llu", &exec, &delay, &pcount) != 3)
+		return -ESRCH;
 	snprintf(path, sizeof(path), "/proc/%d/status", tid);
 	f = fopen(path, "re");
 	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "voluntary_ctxt_switches: %llu", &v) == 1 ||
-		    sscanf(line, "nonvoluntary_ctxt_switches: %llu", &v) == 1)
-			sum += v;
+		return -ESRCH;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "voluntary_ctxt_switches: %llu", &v) == 1) {
+			p->nvcsw = v;
+			found |= 1;
+		} else if (sscanf(line, "nonvoluntary_ctxt_switches: %llu",
+				  &v) == 1) {
+			p->nivcsw = v;
+			found |= 2;
+		}
+	}
 	fclose(f);
-	return sum;
+	if (found != 3)
+		return -ESRCH;
+	p->exec_ns = exec;
+	p->run_delay_ns = delay;
+	p->pcount = pcount;
+	p->valid = true;
+	return 0;
 }
 
 void task_comm(pid_t tid, char *buf, size_t len)

@@ -8,14 +8,20 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "escalate.h"
+
 /* starttime (field 22 of /proc/<tid>/stat): with the tid, an identity. */
 uint64_t task_start_time(pid_t tid);
 /* Running or runnable ('R' in /proc/<tid>/stat)? */
 bool task_runnable(pid_t tid);
 /* CPU time consumed, ns (/proc/<tid>/schedstat). */
 uint64_t task_exec_ns(pid_t tid);
-/* Voluntary + involuntary context switches (/proc/<tid>/status). */
-uint64_t task_switches(pid_t tid);
+/*
+ * CPU time, run delay and switch-ins (/proc/<tid>/schedstat) and context
+ * switches (/proc/<tid>/status), one sample for progress_delta(); -ESRCH
+ * and an invalid sample if the task is gone.
+ */
+int task_progress(pid_t tid, struct progress_sample *p);
 /* comm of a process or thread; "" if gone. */
 void task_comm(pid_t tid, char *buf, size_t len);
 

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
+#include "cpuset.h"
+#include "event.h"
 #include "log.h"
 #include "report.h"
 #include "sched_attr.h"
@@ -11,7 +16,7 @@ void format_holder(const struct starvd_task *h, char *buf, size_t len)
 {
 	int uprio = prio_to_user(h->policy, h->prio);
 
-	if (h->policy == 1 || h->policy == 2)	/* SCHED_FIFO, SCHED_RR */
+	if (h->policy == SCHED_FIFO || h->policy == SCHED_RR)
 		snprintf(buf, len, "%s-%u, %s %d", h->comm, h->tid,
 			 policy_name(h->policy), uprio);
 	else
@@ -46,38 +51,54 @@ void report_starving(const struct starvd_task *t, uint64_t read_time_ns,
 		     const struct starvd_task *holder, bool log_only,
 		     bool kstack)
 {
-	char behind[96] = "", hjson[256] = "null", stack[512] = "";
-	char text[1024], json[1536], comm[64], hcomm[64], sjson[1024];
-	unsigned long long secs = t->wait_ns / NSEC_PER_SEC;
+	struct event ev = {
+		.kind = EVENT_STARVING, .task = *t,
+		.starving = { .read_time_ns = read_time_ns, .holder = holder,
+			      .log_only = log_only },
+	};
+	char stack[512];
 
-	if (holder && holder->tid) {
-		format_holder(holder, behind, sizeof(behind));
-		json_escape(holder->comm, hcomm, sizeof(hcomm));
-		snprintf(hjson, sizeof(hjson),
-			 "{\"tid\":%u,\"tgid\":%u,\"comm\":\"%s\",\"policy\":\"%s\",\"priority\":%d}",
-			 holder->tid, holder->tgid, hcomm,
-			 policy_name(holder->policy),
-			 prio_to_user(holder->policy, holder->prio));
-	}
-	if (kstack)
+	if (kstack) {
 		read_kstack(t->tid, stack, sizeof(stack));
-	snprintf(text, sizeof(text),
-		 "%s-%u starved on CPU %d for %llu seconds (waited %.3f s%s%s)%s%s%s",
-		 t->comm, t->tid, t->cpu, secs,
-		 (double)t->wait_ns / NSEC_PER_SEC,
-		 *behind ? ", behind " : "", behind,
-		 log_only ? " [log only]" : "",
-		 *stack ? " stack: " : "", stack);
-	json_escape(t->comm, comm, sizeof(comm));
-	json_escape(stack, sjson, sizeof(sjson));
-	snprintf(json, sizeof(json),
-		 "\"event\":\"starving\",\"time_ns\":%llu,\"read_time_ns\":%llu,\"wait_start_ns\":%llu,\"tid\":%u,\"tgid\":%u,\"comm\":\"%s\",\"cpu\":%d,\"policy\":\"%s\",\"priority\":%d,\"waited_ns\":%llu,\"log_only\":%s,\"holder\":%s%s%s%s",
-		 (unsigned long long)now_ns(),
-		 (unsigned long long)read_time_ns,
-		 (unsigned long long)(read_time_ns - t->wait_ns),
-		 t->tid, t->tgid, comm, t->cpu, policy_name(t->policy), prio_to_user(t->policy, t->prio),
-		 (unsigned long long)t->wait_ns, log_only ? "true" : "false",
-		 hjson, kstack ? ",\"stack\":\"" : "", kstack ? sjson : "",
-		 kstack ? "\"" : "");
-	log_event(text, json);
+		ev.starving.stack = stack;
+	}
+	event_log(&ev);
+}
+
+void report_ignored(const struct starvd_task *t, const char *pcomm)
+{
+	struct event ev = {
+		.kind = EVENT_IGNORED, .task = *t,
+		.ignored.process = pcomm,
+	};
+
+	event_log(&ev);
+}
+
+void report_check(const struct task_list *l, int nr_cpus,
+		  const struct cpuset *cpus)
+{
+	unsigned int *waiting = calloc(nr_cpus, sizeof(*waiting));
+	bool any = false;
+	size_t i;
+	int c;
+
+	if (!waiting)
+		return;
+	for (i = 0; i < l->n; i++) {
+		const struct starvd_task *t = &l->v[i];
+
+		if (t->state == STARVD_TASK_WAITING && t->cpu >= 0 &&
+		    t->cpu < nr_cpus && (!cpus || cpuset_test(cpus, t->cpu)))
+			waiting[t->cpu]++;
+	}
+	for (c = 0; c < nr_cpus; c++) {
+		if (!waiting[c])
+			continue;
+		log_msg("CPU %d has %u waiting tasks", c, waiting[c]);
+		any = true;
+	}
+	if (!any)
+		log_msg("all CPUs had idle time, skipping sched_debug parse");
+	free(waiting);
 }

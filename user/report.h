@@ -17,6 +17,26 @@ void report_starving(const struct starvd_task *t, uint64_t read_time_ns,
 		     const struct starvd_task *holder, bool log_only,
 		     bool kstack);
 
+/*
+ * stalld's line for a starving task an ignore list matches (it is never
+ * boosted): "Ignoring the thread COMM from consideration for boosting",
+ * with " (spawned by PCOMM)" after COMM when @pcomm (-I) matched.
+ */
+void report_ignored(const struct starvd_task *t, const char *pcomm);
+
+struct backend;
+struct task_list;
+struct cpuset;
+
+/*
+ * -v: what stalld prints on each check, in its words, once per read:
+ * "CPU N has M waiting tasks" for each monitored CPU with waiters, or
+ * "all CPUs had idle time, skipping sched_debug parse" when none has
+ * (stalld's line when it finds no busy CPU). @cpus NULL: all.
+ */
+void report_check(const struct task_list *l, int nr_cpus,
+		  const struct cpuset *cpus);
+
 /* "dpdk-worker-4051, SCHED_FIFO 50" */
 void format_holder(const struct starvd_task *h, char *buf, size_t len);
 

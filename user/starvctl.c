@@ -14,6 +14,7 @@
 
 #include "backend.h"
 #include "cpuset.h"
+#include "json.h"
 #include "log.h"
 #include "metrics.h"
 #include "report.h"
@@ -36,57 +37,102 @@ usage_error(const char *fmt, ...)
 	return 2;
 }
 
-static void print_task_json(const struct starvd_task *t)
+/* A task as the backend read it: who it is, whether it waits, how long. */
+static struct json_object *task_json(const struct starvd_task *t)
 {
-	char comm[64];
+	struct json_object *o = json_object_new_object();
 
-	json_escape(t->comm, comm, sizeof(comm));
-	printf("{\"tid\":%u,\"tgid\":%u,\"comm\":\"%s\",\"cpu\":%d,\"policy\":\"%s\",\"priority\":%d,\"state\":\"%s\",\"wait_ns\":%llu,\"switches\":%llu}",
-	       t->tid, t->tgid, comm, t->cpu, policy_name(t->policy),
-	       prio_to_user(t->policy, t->prio),
-	       t->state == STARVD_TASK_RUNNING ? "running" : "waiting",
-	       (unsigned long long)t->wait_ns,
-	       (unsigned long long)t->nr_switches);
+	if (!o)
+		return NULL;
+	json_put_task(o, t);
+	json_put_str(o, "state", t->state == STARVD_TASK_RUNNING ?
+				 "running" : "waiting");
+	json_put_u64(o, "wait_ns", t->wait_ns);
+	json_put_u64(o, "switches", t->nr_switches);
+	return o;
+}
+
+/* Print @o on a line and free it; -ENOMEM if json-c could not build it. */
+static int print_json(struct json_object *o)
+{
+	const char *s = o ? json_line(o) : NULL;
+
+	if (s)
+		printf("%s\n", s);
+	json_object_put(o);
+	return s ? 0 : -ENOMEM;
+}
+
+/* The object every backend reply starts with. */
+static struct json_object *reply_json(const struct backend *b,
+				      const struct task_list *l)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (o) {
+		json_put_str(o, "backend", b->desc);
+		json_put_u64(o, "read_time_ns", l->read_time_ns);
+	}
+	return o;
 }
 
 static int cmd_tasks(const struct ctl *c, struct backend *b,
 		     const struct task_list *l)
 {
-	size_t i, n = 0;
+	struct json_object *o = NULL, *arr = NULL;
+	size_t i;
 
-	if (c->json)
-		printf("{\"backend\":\"%s\",\"read_time_ns\":%llu,\"tasks\":[",
-		       b->desc, (unsigned long long)l->read_time_ns);
-	else
+	if (c->json) {
+		o = reply_json(b, l);
+		arr = json_object_new_array();
+		if (!o || !arr) {
+			json_object_put(o);
+			json_object_put(arr);
+			return -ENOMEM;
+		}
+		json_put(o, "tasks", arr);
+	} else {
 		printf("%7s %7s %4s %-14s %5s %12s  %s\n", "TID", "TGID",
 		       "CPU", "POLICY", "PRIO", "WAITED(s)", "COMM");
+	}
 	for (i = 0; i < l->n; i++) {
 		const struct starvd_task *t = &l->v[i];
 
 		if (t->state != STARVD_TASK_WAITING)
 			continue;
-		if (c->json) {
-			printf("%s", n++ ? "," : "");
-			print_task_json(t);
-		} else {
+		if (c->json)
+			json_object_array_add(arr, task_json(t));
+		else
 			printf("%7u %7u %4d %-14s %5d %12.6f  %s\n", t->tid,
 			       t->tgid, t->cpu, policy_name(t->policy),
 			       prio_to_user(t->policy, t->prio),
 			       (double)t->wait_ns / NSEC_PER_SEC, t->comm);
-		}
 	}
-	if (c->json)
-		printf("]}\n");
-	return 0;
+	return c->json ? print_json(o) : 0;
+}
+
+static struct json_object *cpu_json(int cpu, const struct starvd_cpu *s)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	json_put_int(o, "cpu", cpu);
+	json_put_u64(o, "waiters", s->nr_waiters);
+	json_put_u64(o, "max_wait_ns", s->max_wait_ns);
+	json_put_u64(o, "dropped", s->nr_dropped);
+	json_put(o, "curr", s->curr.tid ? task_json(&s->curr) : NULL);
+	return o;
 }
 
 static int cmd_cpus(const struct ctl *c, struct backend *b,
 		    const struct task_list *l)
 {
 	struct starvd_cpu *cpus = calloc(b->nr_cpus, sizeof(*cpus));
+	struct json_object *o = NULL, *arr = NULL;
 	struct cpuset online;
 	char holder[96];
-	int i, n = 0, ret;
+	int i, ret;
 
 	if (!cpus)
 		return -ENOMEM;
@@ -94,42 +140,42 @@ static int cmd_cpus(const struct ctl *c, struct backend *b,
 	if (ret)
 		goto out;
 	cpus_online(&online);
-	if (c->json)
-		printf("{\"backend\":\"%s\",\"read_time_ns\":%llu,\"cpus\":[",
-		       b->desc, (unsigned long long)l->read_time_ns);
-	else
-		printf("%4s %7s %12s %12s %8s  %s\n", "CPU", "WAITERS",
-		       "LONGEST(s)", "EVENTS", "DROPPED", "ON CPU");
+	if (c->json) {
+		o = reply_json(b, l);
+		arr = json_object_new_array();
+		if (!o || !arr) {
+			json_object_put(arr);
+			ret = -ENOMEM;
+			goto out;
+		}
+		json_put(o, "cpus", arr);
+	} else {
+		printf("%4s %7s %12s %8s  %s\n", "CPU", "WAITERS",
+		       "LONGEST(s)", "DROPPED", "ON CPU");
+	}
 	for (i = 0; i < b->nr_cpus; i++) {
 		const struct starvd_cpu *s = &cpus[i];
 
 		if ((c->cpu >= 0 && i != c->cpu) || !cpuset_test(&online, i))
 			continue;
 		if (c->json) {
-			printf("%s{\"cpu\":%d,\"waiters\":%u,\"max_wait_ns\":%llu,\"events\":%llu,\"dropped\":%llu,\"curr\":",
-			       n++ ? "," : "", i, s->nr_waiters,
-			       (unsigned long long)s->max_wait_ns,
-			       (unsigned long long)s->nr_events,
-			       (unsigned long long)s->nr_dropped);
-			if (s->curr.tid)
-				print_task_json(&s->curr);
-			else
-				printf("null");
-			printf("}");
+			json_object_array_add(arr, cpu_json(i, s));
 			continue;
 		}
 		if (s->curr.tid)
 			format_holder(&s->curr, holder, sizeof(holder));
 		else
 			snprintf(holder, sizeof(holder), "idle");
-		printf("%4d %7u %12.6f %12llu %8llu  %s\n", i, s->nr_waiters,
+		printf("%4d %7u %12.6f %8llu  %s\n", i, s->nr_waiters,
 		       (double)s->max_wait_ns / NSEC_PER_SEC,
-		       (unsigned long long)s->nr_events,
 		       (unsigned long long)s->nr_dropped, holder);
 	}
-	if (c->json)
-		printf("]}\n");
+	if (c->json) {
+		ret = print_json(o);
+		o = NULL;
+	}
 out:
+	json_object_put(o);
 	free(cpus);
 	return ret;
 }
@@ -137,15 +183,24 @@ out:
 static int cmd_info(const struct ctl *c, struct backend *b,
 		    const struct task_list *l)
 {
-	if (c->json)
-		printf("{\"version\":\"%s\",\"abi_version\":%d,\"backend\":\"%s\",\"nr_cpus\":%d,\"clock\":\"CLOCK_MONOTONIC\",\"read_time_ns\":%llu}\n",
-		       STARVD_VERSION, STARVD_ABI_VERSION, b->desc, b->nr_cpus,
-		       (unsigned long long)l->read_time_ns);
-	else
+	struct json_object *o;
+
+	if (!c->json) {
 		printf("starvctl %s\nbackend: %s\nABI version: %d\nCPUs: %d\nclock: CLOCK_MONOTONIC\n",
 		       STARVD_VERSION, b->desc, STARVD_ABI_VERSION,
 		       b->nr_cpus);
-	return 0;
+		return 0;
+	}
+	o = json_object_new_object();
+	if (!o)
+		return -ENOMEM;
+	json_put_str(o, "version", STARVD_VERSION);
+	json_put_int(o, "abi_version", STARVD_ABI_VERSION);
+	json_put_str(o, "backend", b->desc);
+	json_put_int(o, "nr_cpus", b->nr_cpus);
+	json_put_str(o, "clock", "CLOCK_MONOTONIC");
+	json_put_u64(o, "read_time_ns", l->read_time_ns);
+	return print_json(o);
 }
 
 /*
@@ -183,57 +238,135 @@ static int read_daemon(const struct ctl *c, struct daemon_state *s,
 	return 0;
 }
 
-static void status_json(const struct daemon_state *s, uint64_t now)
+static struct json_object *per_cpu_json(const struct daemon_state *s,
+					 struct json_object *o)
 {
+	struct json_object *arr = json_object_new_array();
 	struct cpu_stats sum = { 0 };
-	char esc[512];
 	size_t i;
-	int n = 0;
 
-	for (i = 0; i < (size_t)s->nr_cpus; i++) {
-		sum.starving += s->cpu[i].starving;
-		sum.boosts += s->cpu[i].boosts;
-		sum.failures += s->cpu[i].failures;
-	}
-	printf("{\"running\":true,\"pid\":%d,\"version\":", (int)s->pid);
-	json_escape(s->version, esc, sizeof(esc));
-	printf("\"%s\",\"start_time\":%llu,\"backend\":", esc,
-	       (unsigned long long)s->start_time);
-	json_escape(s->backend, esc, sizeof(esc));
-	printf("\"%s\",\"cpus\":", esc);
-	json_escape(s->cpus, esc, sizeof(esc));
-	printf("\"%s\",\"boost_mode\":", esc);
-	json_escape(s->boost_mode, esc, sizeof(esc));
-	printf("\"%s\",\"threshold_ns\":%llu,\"runtime_ns\":%llu,\"period_ns\":%llu,\"duration_ns\":%llu,",
-	       esc, (unsigned long long)s->threshold_ns,
-	       (unsigned long long)s->runtime_ns,
-	       (unsigned long long)s->period_ns,
-	       (unsigned long long)s->duration_ns);
-	printf("\"starving\":%llu,\"boosts\":%llu,\"failures\":%llu,\"per_cpu\":[",
-	       (unsigned long long)sum.starving,
-	       (unsigned long long)sum.boosts,
-	       (unsigned long long)sum.failures);
 	for (i = 0; i < (size_t)s->nr_cpus; i++) {
 		const struct cpu_stats *st = &s->cpu[i];
+		struct json_object *c;
 
-		if (!st->starving && !st->boosts && !st->failures)
+		sum.starving += st->starving;
+		sum.boosts += st->boosts;
+		sum.failures += st->failures;
+		if (!arr || (!st->starving && !st->boosts && !st->failures))
 			continue;
-		printf("%s{\"cpu\":%zu,\"starving\":%llu,\"boosts\":%llu,\"failures\":%llu}",
-		       n++ ? "," : "", i, (unsigned long long)st->starving,
-		       (unsigned long long)st->boosts,
-		       (unsigned long long)st->failures);
+		c = json_object_new_object();
+		if (!c)
+			continue;
+		json_put_int(c, "cpu", i);
+		json_put_u64(c, "starving", st->starving);
+		json_put_u64(c, "boosts", st->boosts);
+		json_put_u64(c, "failures", st->failures);
+		json_object_array_add(arr, c);
 	}
-	printf("],\"boosting\":[");
-	for (i = 0; i < s->nr_boosting; i++) {
+	json_put_u64(o, "starving", sum.starving);
+	json_put_u64(o, "boosts", sum.boosts);
+	json_put_u64(o, "failures", sum.failures);
+	return arr;
+}
+
+static struct json_object *boosting_json(const struct daemon_state *s,
+					 uint64_t now)
+{
+	struct json_object *arr = json_object_new_array(), *o;
+	size_t i;
+
+	for (i = 0; arr && i < s->nr_boosting; i++) {
 		const struct boost_info *b = &s->boosting[i];
 
-		json_escape(b->comm, esc, sizeof(esc));
-		printf("%s{\"tid\":%u,\"comm\":\"%s\",\"cpu\":%d,\"policy\":\"%s\",\"remaining_ns\":%llu}",
-		       i ? "," : "", b->tid, esc, b->cpu, b->policy,
-		       (unsigned long long)(b->end_ns > now ?
-					    b->end_ns - now : 0));
+		o = json_object_new_object();
+		if (!o)
+			break;
+		json_put_u64(o, "tid", b->tid);
+		json_put_str(o, "comm", b->comm);
+		json_put_int(o, "cpu", b->cpu);
+		json_put_str(o, "policy", b->policy);
+		json_put_u64(o, "remaining_ns",
+			     b->end_ns > now ? b->end_ns - now : 0);
+		json_object_array_add(arr, o);
 	}
-	printf("]}\n");
+	return arr;
+}
+
+static struct json_object *escalation_json(const struct daemon_state *s)
+{
+	struct json_object *o = json_object_new_object(), *arr, *e;
+	size_t i;
+
+	if (!o)
+		return NULL;
+	json_put_bool(o, "enabled", s->cap_ns != 0);
+	json_put_u64(o, "cap_ns", s->cap_ns);
+	json_put_u64(o, "escalations", s->nr_escalations);
+	json_put_u64(o, "max_runtime_ns", s->max_runtime_ns);
+	arr = json_object_new_array();
+	for (i = 0; arr && i < s->nr_escalated; i++) {
+		e = json_object_new_object();
+		if (!e)
+			break;
+		json_put_u64(e, "tid", s->escalated[i].tid);
+		json_put_str(e, "comm", s->escalated[i].comm);
+		json_put_int(e, "cpu", s->escalated[i].cpu);
+		json_put_u64(e, "runtime_ns", s->escalated[i].runtime_ns);
+		json_object_array_add(arr, e);
+	}
+	json_put(o, "escalated", arr);
+	return o;
+}
+
+static int status_json(const struct daemon_state *s, uint64_t now)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o)
+		return -ENOMEM;
+	json_put_bool(o, "running", 1);
+	json_put_int(o, "pid", s->pid);
+	json_put_str(o, "version", s->version);
+	json_put_u64(o, "start_time", s->start_time);
+	json_put_str(o, "backend", s->backend);
+	json_put_str(o, "cpus", s->cpus);
+	json_put_str(o, "boost_mode", s->boost_mode);
+	json_put_u64(o, "threshold_ns", s->threshold_ns);
+	json_put_u64(o, "runtime_ns", s->runtime_ns);
+	json_put_u64(o, "period_ns", s->period_ns);
+	json_put_u64(o, "duration_ns", s->duration_ns);
+	json_put(o, "per_cpu", per_cpu_json(s, o));
+	json_put(o, "boosting", boosting_json(s, now));
+	json_put(o, "escalation", escalation_json(s));
+	return print_json(o);
+}
+
+/* Escalation: the counters, and the tasks whose next boost gets more. */
+static void escalation_text(const struct daemon_state *s)
+{
+	char cap[32], max[32], rt[32];
+	size_t i;
+
+	if (!strcmp(s->boost_mode, "log-only"))
+		return;
+	if (!s->cap_ns) {
+		printf("escalation: off (--no-escalation)\n");
+		return;
+	}
+	format_ns(s->cap_ns, cap, sizeof(cap));
+	format_ns(s->max_runtime_ns, max, sizeof(max));
+	printf("escalation: up to %s per period; %llu escalations, largest runtime granted %s\n",
+	       cap, (unsigned long long)s->nr_escalations,
+	       s->max_runtime_ns ? max : "none yet");
+	if (!s->nr_escalated)
+		return;
+	printf("%7s %4s %-15s  %s\n", "TID", "CPU", "NEXT RUNTIME", "COMM");
+	for (i = 0; i < s->nr_escalated; i++) {
+		const struct escalated_info *e = &s->escalated[i];
+
+		format_ns(e->runtime_ns, rt, sizeof(rt));
+		printf("%7u %4d %-15s  %s\n", e->tid, e->cpu, rt, e->comm);
+	}
 }
 
 static void status_text(const struct daemon_state *s, uint64_t now)
@@ -270,6 +403,7 @@ static void status_text(const struct daemon_state *s, uint64_t now)
 			       (unsigned long long)st->boosts,
 			       (unsigned long long)st->failures);
 	}
+	escalation_text(s);
 	printf("boosts in progress: %zu\n", s->nr_boosting);
 	if (!s->nr_boosting)
 		return;
@@ -297,11 +431,11 @@ static int cmd_status(const struct ctl *c)
 		return 1;
 	}
 	if (c->json)
-		status_json(&s, now_ns());
+		ret = status_json(&s, now_ns());
 	else
 		status_text(&s, now_ns());
 	state_free(&s);
-	return 0;
+	return ret ? 1 : 0;
 }
 
 /* The live per-CPU wait data; NULL (explained on stderr) if unreadable. */

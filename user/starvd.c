@@ -22,6 +22,7 @@
 #include "caps.h"
 #include "daemon.h"
 #include "detect.h"
+#include "hrtick.h"
 #include "journal.h"
 #include "log.h"
 #include "options.h"
@@ -51,6 +52,8 @@ struct starvd {
 	char state_path[4096];		/* "": not published */
 	bool state_dirty, state_failed;
 	int sfd;
+	bool rt_owned;		/* RT throttling turned off by this starvd */
+	int stage;		/* enum stage: how far start() got */
 };
 
 static bool skip_boosted(void *ctx, uint32_t tid)
@@ -58,16 +61,20 @@ static bool skip_boosted(void *ctx, uint32_t tid)
 	return boost_active(ctx, tid);
 }
 
-static bool ignored(const struct config *cfg, const struct starvd_task *t)
-{
-	char pcomm[64];
+enum ignore_match { NOT_IGNORED, IGNORED_THREAD, IGNORED_PROCESS };
 
+/* Which ignore list matches @t; the process name in @pcomm for -I. */
+static enum ignore_match ignored(const struct config *cfg,
+				 const struct starvd_task *t,
+				 char *pcomm, size_t len)
+{
 	if (regex_list_match(&cfg->ignore_threads, t->comm))
-		return true;
+		return IGNORED_THREAD;
 	if (!cfg->ignore_processes.n)
-		return false;
-	task_comm(t->tgid, pcomm, sizeof(pcomm));
-	return regex_list_match(&cfg->ignore_processes, pcomm);
+		return NOT_IGNORED;
+	task_comm(t->tgid, pcomm, len);
+	return regex_list_match(&cfg->ignore_processes, pcomm) ?
+	       IGNORED_PROCESS : NOT_IGNORED;
 }
 
 static void collect_holders(struct starvd *d)
@@ -123,17 +130,26 @@ static void handle_starving(struct starvd *d, const struct starvd_task *t,
 	const struct starvd_task *h = NULL;
 	uint64_t failures = d->booster.nr_failures;
 	struct cpu_stats none, *st = on_cpu ? &d->stats[t->cpu] : &none;
+	char pcomm[64];
+	enum ignore_match ign = ignored(&d->cfg, t, pcomm, sizeof(pcomm));
 
-	if (ignored(&d->cfg, t))
-		return;
 	h = holder_of(d, t);
 	d->nr_starving++;
 	st->starving++;
 	d->state_dirty = true;
 	report_starving(t, d->tasks.read_time_ns, h, d->cfg.log_only,
 			d->cfg.kstack);
-	if (d->cfg.log_only)
+	/* As stalld: reported, then said why not boosted, once an episode. */
+	if (ign) {
+		report_ignored(t, ign == IGNORED_PROCESS ? pcomm : NULL);
 		return;
+	}
+	/* As stalld: -l reports again every threshold while it waits. */
+	if (d->cfg.log_only) {
+		detect_repeat(&d->detect, t->tid,
+			      t->wait_ns + d->cfg.threshold_ns);
+		return;
+	}
 	if (!boost_start(&d->booster, t, h ? h->prio : -1, now)) {
 		st->boosts++;
 		detect_forget(&d->detect, t->tid);
@@ -189,7 +205,9 @@ static void publish_state(struct starvd *d)
 		memcpy(bi[i].comm, bo->task.comm, sizeof(bi[i].comm) - 1);
 	}
 	s.boosting = bi;
+	booster_state(&d->booster, &s);
 	ret = state_write(d->state_path, &s);
+	free(s.escalated);
 	free(bi);
 	if (ret && !d->state_failed)
 		log_err("cannot write %s: %s; starvctl status and metrics will not see this starvd",
@@ -209,12 +227,20 @@ static int scan(struct starvd *d)
 	if (ret)
 		return ret;
 	d->nr_reads++;
+	if (d->cfg.verbose)
+		report_check(&d->tasks, d->backend.nr_cpus, f.cpus);
 	collect_holders(d);
 	detect_scan(&d->detect, &d->tasks, skip_boosted, &d->booster,
 		    &d->result);
 	for (i = 0; i < d->result.n; i++)
 		handle_starving(d, &d->tasks.v[d->result.starving[i]],
 				now_ns());
+	/* Still waiting after a boost too short for it: escalate now. */
+	for (i = 0; i < d->tasks.n; i++)
+		if (d->tasks.v[i].state == STARVD_TASK_WAITING &&
+		    boost_take_again(&d->booster, d->tasks.v[i].tid))
+			handle_starving(d, &d->tasks.v[i], now_ns());
+	boost_again_clear(&d->booster);
 	if (d->cfg.granularity_ns)
 		d->next_read_ns = d->tasks.read_time_ns + d->cfg.granularity_ns;
 	else
@@ -308,6 +334,18 @@ static void read_recovered(struct starvd *d, uint64_t now)
 	d->nr_failed_reads = 0;
 }
 
+/*
+ * SIGHUP does not stop starvd (stalld blocks it): it reopens syslog and
+ * /dev/kmsg. The ignore lists come from the command line: there is
+ * nothing to re-read.
+ */
+static void hangup(struct starvd *d)
+{
+	log_reopen();
+	log_msg("received SIGHUP: logs reopened, still running (SIGTERM or SIGINT stop %s)",
+		d->cfg.name);
+}
+
 static int run(struct starvd *d)
 {
 	uint64_t deadline;
@@ -344,6 +382,8 @@ static int run(struct starvd *d)
 		if (sig == SIGUSR1) {
 			log_status(d);
 			publish_state(d);
+		} else if (sig == SIGHUP) {
+			hangup(d);
 		} else if (sig) {
 			return sig;
 		}
@@ -384,6 +424,16 @@ static void recover_journal(struct starvd *d)
 		journal_remove(&d->journal, v[i].tid);
 	}
 	free(v);
+	hrtick_recover(d->cfg.run_dir);
+}
+
+/* --rt-throttling off|on|show: stalld's throttlectl. */
+static int rt_throttling_cmd(struct starvd *d)
+{
+	int status = rt_throttling_command(&d->cfg);
+
+	config_free(&d->cfg);
+	return status;
 }
 
 /* --restore: what a killed starvd left boosted, e.g. from ExecStopPost. */
@@ -398,34 +448,10 @@ static int restore_only(struct starvd *d)
 	}
 	recover_journal(d);
 	journal_close(&d->journal);
+	/* RT throttling as a killed starvd found it (no-op if none). */
+	ret = rt_throttling_restore(d->cfg.run_dir, RT_SAVED_ONLY);
 	config_free(&d->cfg);
-	return EXIT_SUCCESS;
-}
-
-/* stalld refuses to run with RT throttling on unless it is managed. */
-static int check_throttling(const struct config *cfg)
-{
-	long us;
-	int ret;
-
-	ret = rt_runtime_read(&us);
-	if (ret) {
-		log_err("cannot read %s: %s", RT_RUNTIME_PATH, strerror(-ret));
-		return -1;
-	}
-	if (us < 0) {
-		log_msg("RT throttling is off (kernel.sched_rt_runtime_us=-1)");
-		return 0;
-	}
-	if (cfg->systemd || cfg->log_only) {
-		log_msg("RT throttling is on (kernel.sched_rt_runtime_us=%ld)%s",
-			us, cfg->systemd ? ", managed by the service" :
-			", fine for --log_only");
-		return 0;
-	}
-	log_err("RT throttling is on (kernel.sched_rt_runtime_us=%ld): SCHED_DEADLINE boosts of pinned tasks are refused while it is. Turn it off with 'sysctl -w kernel.sched_rt_runtime_us=-1', or pass -S/--systemd if the service manages it.",
-		us);
-	return -1;
+	return ret ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 static void log_start(const struct starvd *d)
@@ -446,120 +472,243 @@ static void log_start(const struct starvd *d)
 		d->cfg.force_fifo ? " (SCHED_FIFO emulation)" : "");
 }
 
+static struct starvd *oom_daemon;
+
+/*
+ * Out of memory in the run loop (grow_array()): nothing can go on, but
+ * nothing starvd changed may stay changed. Put back the boosted tasks,
+ * HRTICK_DL and RT throttling, say so where the operator looks (the log
+ * writer still runs: syslog and the kernel log when daemonized), and exit
+ * non-zero: the unit restarts starvd.
+ */
+static void out_of_memory(void)
+{
+	static bool once;
+	struct starvd *d = oom_daemon;
+
+	if (once)
+		_exit(EXIT_FAILURE);
+	once = true;
+	log_err("out of memory: restoring %zu boosted task(s) and RT throttling, then exiting",
+		d->booster.n);
+	boost_stop_all(&d->booster);
+	if (d->rt_owned)
+		rt_throttling_restore(d->cfg.run_dir, RT_SAVED_ONLY);
+	log_close();
+	_exit(EXIT_FAILURE);
+}
+
+/*
+ * How far start() got, so that stop() undoes exactly that much, in the
+ * reverse order.
+ */
+enum stage {
+	STAGE_NONE,
+	STAGE_RT,		/* RT throttling handled (rt_owned says how) */
+	STAGE_BACKEND,		/* the backend is open */
+	STAGE_JOURNAL,		/* the boost journal is open (unless -l) */
+	STAGE_PIDFILE,		/* daemonized, pidfile written (-P) */
+	STAGE_RUNNING,		/* booster, detection and state are set up */
+};
+
+/* Where lines go once starvd runs: stalld's rules (options.h). */
+static struct log_config running_log(const struct config *cfg)
+{
+	return (struct log_config) {
+		.ident = cfg->name,
+		.to_stderr = cfg->foreground || cfg->verbose,
+		.to_syslog = cfg->log_syslog || !cfg->foreground,
+		.to_kmsg = cfg->log_kmsg,
+		.json = cfg->json,
+		.verbose = cfg->verbose,
+	};
+}
+
+/* Backend, journal, daemonizing and the pidfile; @d->stage says how far. */
+static int open_resources(struct starvd *d)
+{
+	struct log_config lc = running_log(&d->cfg);
+	char err[1024];
+	int ret;
+
+	/* Until it daemonizes, the terminal too (stalld logs these). */
+	log_init(&(struct log_config){ .ident = d->cfg.name, .to_stderr = true,
+				       .to_syslog = lc.to_syslog,
+				       .to_kmsg = lc.to_kmsg });
+	if (caps_check_start(&d->cfg) ||
+	    rt_throttling_start(&d->cfg, &d->rt_owned))
+		return -1;
+	d->stage = STAGE_RT;
+	ret = backend_open(&d->backend, d->cfg.backend, d->cfg.bpf_mode, err,
+			   sizeof(err));
+	if (ret) {
+		log_err("%s", err);
+		return -1;
+	}
+	d->stage = STAGE_BACKEND;
+	if (!d->cfg.log_only) {
+		ret = journal_open(&d->journal, d->cfg.run_dir);
+		if (ret) {
+			log_err("cannot create the boost journal in %s/boosts: %s (use --run-dir to choose another directory)",
+				d->cfg.run_dir, strerror(-ret));
+			return -1;
+		}
+		if (!on_memory_fs(d->cfg.run_dir))
+			log_msg("note: %s is not on tmpfs: every boost waits for the journal's fsync, which can take long when kernel threads starve; use a tmpfs --run-dir (/run normally is one)",
+				d->cfg.run_dir);
+	}
+	d->stage = STAGE_JOURNAL;
+	if (!d->cfg.foreground) {
+		ret = daemonize();
+		if (ret) {
+			log_err("cannot daemonize: %s", strerror(-ret));
+			return -1;
+		}
+	}
+	log_init(&lc);
+	if (d->cfg.pidfile) {
+		ret = pidfile_write(d->cfg.pidfile);
+		if (ret) {
+			log_err("-P/--pidfile: cannot write %s: %s",
+				d->cfg.pidfile, strerror(-ret));
+			return -1;
+		}
+	}
+	d->stage = STAGE_PIDFILE;
+	return 0;
+}
+
+/* Signals, self-protection, capabilities, the log writer. */
+static int protect_process(struct starvd *d)
+{
+	int ret;
+
+	if (setup_signals(d) || protect_self(&d->cfg) ||
+	    caps_drop(&d->cfg, &d->backend))
+		return -1;
+	/* From here on no log sink can block the daemon (log.c). */
+	ret = log_start_async();
+	if (ret)
+		log_err("cannot start the log writer thread: %s; logging directly (a blocked console can then stall starvd)",
+			strerror(-ret));
+	/* Boost steps are tens of microseconds: no timer slack. */
+	prctl(PR_SET_TIMERSLACK, 1UL);
+	return 0;
+}
+
+/* The booster, detection and published state; old boosts put back. */
+static int init_monitoring(struct starvd *d)
+{
+	struct boost_params bp = {
+		.runtime_ns = d->cfg.boost_runtime_ns,
+		.period_ns = d->cfg.boost_period_ns,
+		.duration_ns = d->cfg.boost_duration_ns,
+		.force_fifo = d->cfg.force_fifo,
+		.no_escalation = d->cfg.no_escalation,
+		.threshold_ns = d->cfg.threshold_ns,
+		.run_dir = d->cfg.log_only ? NULL : d->cfg.run_dir,
+	};
+
+	d->holders = calloc(d->backend.nr_cpus, sizeof(*d->holders));
+	d->stats = calloc(d->backend.nr_cpus, sizeof(*d->stats));
+	if (!d->holders || !d->stats) {
+		log_err("out of memory for %d CPUs", d->backend.nr_cpus);
+		return -1;
+	}
+	booster_init(&d->booster, &bp, d->cfg.log_only ? NULL : &d->journal);
+	oom_daemon = d;
+	set_oom_handler(out_of_memory);
+	detect_init(&d->detect, d->cfg.threshold_ns);
+	d->stage = STAGE_RUNNING;
+	if (!d->cfg.log_only)
+		recover_journal(d);
+	log_start(d);
+	if (d->backend.note[0])
+		log_msg("%s", d->backend.note);
+	open_state(d);
+	if (!d->cfg.log_only && d->cfg.boost_duration_ns < d->cfg.boost_period_ns)
+		log_msg("note: -d/--boost_duration is shorter than -p/--boost_period: a task boosted again soon after a boost may get no runtime until its previous SCHED_DEADLINE period ends");
+	return 0;
+}
+
+/* Everything run() needs; on failure stop() undoes what was done. */
+static int start(struct starvd *d)
+{
+	if (open_resources(d) || protect_process(d) || init_monitoring(d))
+		return -1;
+	daemon_ready();
+	return 0;
+}
+
+/* Undo what start() did, in reverse; non-zero if something stays changed. */
+static int stop(struct starvd *d)
+{
+	int ret = 0;
+
+	switch (d->stage) {
+	case STAGE_RUNNING:
+		boost_stop_all(&d->booster);
+		if (d->state_path[0])
+			unlink(d->state_path);
+		booster_free(&d->booster);
+		detect_free(&d->detect);
+		detect_result_free(&d->result);
+		task_list_free(&d->tasks);
+		fallthrough;
+	case STAGE_PIDFILE:
+		free(d->holders);
+		free(d->stats);
+		pidfile_remove(d->cfg.pidfile);
+		fallthrough;
+	case STAGE_JOURNAL:
+		if (!d->cfg.log_only)
+			journal_close(&d->journal);
+		fallthrough;
+	case STAGE_BACKEND:
+		backend_close(&d->backend);
+		fallthrough;
+	case STAGE_RT:
+		if (d->rt_owned &&
+		    rt_throttling_restore(d->cfg.run_dir, RT_SAVED_ONLY))
+			ret = -1;
+		fallthrough;
+	case STAGE_NONE:
+		break;
+	}
+	config_free(&d->cfg);
+	log_close();
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
-	struct boost_params bp;
-	struct log_config lc;
 	struct starvd d = { .sfd = -1 };
+	int sig, status = EXIT_FAILURE;
 	char err[1024];
-	int ret, sig, status = EXIT_FAILURE;
 
 	switch (parse_options(argc, argv, cpus_possible(), &d.cfg, err,
 			      sizeof(err))) {
 	case PARSE_EXIT:
 		return EXIT_SUCCESS;
 	case PARSE_ERROR:
-		fprintf(stderr, "starvd: %s\n", err);
+		fprintf(stderr, "%s: %s\n", personality(argv[0]), err);
 		return 2;
 	case PARSE_OK:
 		break;
 	}
-	lc = (struct log_config) {
-		.to_stderr = d.cfg.foreground || d.cfg.verbose,
-		.to_syslog = d.cfg.log_syslog || !d.cfg.foreground,
-		.to_kmsg = d.cfg.log_kmsg,
-		.json = d.cfg.json,
-		.verbose = d.cfg.verbose,
-	};
-	log_init(&(struct log_config){ .to_stderr = true });
+	log_init(&(struct log_config){ .ident = d.cfg.name, .to_stderr = true });
 	if (d.cfg.restore_only)
 		return restore_only(&d);
-	if (caps_check_start(&d.cfg) || check_throttling(&d.cfg))
-		return EXIT_FAILURE;
+	if (d.cfg.rt_throttling)
+		return rt_throttling_cmd(&d);
 
-	ret = backend_open(&d.backend, d.cfg.backend, d.cfg.bpf_mode, err,
-			   sizeof(err));
-	if (ret) {
-		log_err("%s", err);
-		return EXIT_FAILURE;
+	if (!start(&d)) {
+		sig = run(&d);
+		log_msg("received %s, restoring %zu boosted task(s) and exiting",
+			strsignal(sig), d.booster.n);
+		status = EXIT_SUCCESS;
 	}
-	if (!d.cfg.log_only) {
-		ret = journal_open(&d.journal, d.cfg.run_dir);
-		if (ret) {
-			log_err("cannot create the boost journal in %s/boosts: %s (use --run-dir to choose another directory)",
-				d.cfg.run_dir, strerror(-ret));
-			goto out_backend;
-		}
-		if (!on_memory_fs(d.cfg.run_dir))
-			log_msg("note: %s is not on tmpfs: every boost waits for the journal's fsync, which can take long when kernel threads starve; use a tmpfs --run-dir (/run normally is one)",
-				d.cfg.run_dir);
-	}
-	if (!d.cfg.foreground) {
-		ret = daemonize();
-		if (ret) {
-			log_err("cannot daemonize: %s", strerror(-ret));
-			goto out_journal;
-		}
-	}
-	log_init(&lc);
-	if (d.cfg.pidfile) {
-		ret = pidfile_write(d.cfg.pidfile);
-		if (ret) {
-			log_err("-P/--pidfile: cannot write %s: %s",
-				d.cfg.pidfile, strerror(-ret));
-			goto out_journal;
-		}
-	}
-	if (setup_signals(&d) || protect_self(&d.cfg) ||
-	    caps_drop(&d.cfg, &d.backend))
-		goto out_pidfile;
-	/* Boost steps are tens of microseconds: no timer slack. */
-	prctl(PR_SET_TIMERSLACK, 1UL);
-
-	d.holders = calloc(d.backend.nr_cpus, sizeof(*d.holders));
-	d.stats = calloc(d.backend.nr_cpus, sizeof(*d.stats));
-	if (!d.holders || !d.stats)
-		goto out_pidfile;
-	bp = (struct boost_params) {
-		.runtime_ns = d.cfg.boost_runtime_ns,
-		.period_ns = d.cfg.boost_period_ns,
-		.duration_ns = d.cfg.boost_duration_ns,
-		.force_fifo = d.cfg.force_fifo,
-	};
-	booster_init(&d.booster, &bp, d.cfg.log_only ? NULL : &d.journal);
-	detect_init(&d.detect, d.cfg.threshold_ns);
-	if (!d.cfg.log_only)
-		recover_journal(&d);
-	log_start(&d);
-	if (d.backend.note[0])
-		log_msg("%s", d.backend.note);
-	open_state(&d);
-	if (!d.cfg.log_only && d.cfg.boost_duration_ns < d.cfg.boost_period_ns)
-		log_msg("note: -d/--boost_duration is shorter than -p/--boost_period: a task boosted again soon after a boost may get no runtime until its previous SCHED_DEADLINE period ends");
-	daemon_ready();
-
-	sig = run(&d);
-	log_msg("received %s, restoring %zu boosted task(s) and exiting",
-		strsignal(sig), d.booster.n);
-	boost_stop_all(&d.booster);
-	status = EXIT_SUCCESS;
-
-	if (d.state_path[0])
-		unlink(d.state_path);
-	booster_free(&d.booster);
-	detect_free(&d.detect);
-	detect_result_free(&d.result);
-	task_list_free(&d.tasks);
-out_pidfile:
-	free(d.holders);
-	free(d.stats);
-	pidfile_remove(d.cfg.pidfile);
-out_journal:
-	if (!d.cfg.log_only)
-		journal_close(&d.journal);
-out_backend:
-	backend_close(&d.backend);
-	config_free(&d.cfg);
-	log_close();
+	if (stop(&d))
+		status = EXIT_FAILURE;
 	return status;
 }

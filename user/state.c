@@ -30,6 +30,8 @@ static void fill_state(FILE *f, const void *arg)
 		(int)s->pid, s->start_time, s->updated_ns, s->version,
 		s->backend, s->cpus, s->boost_mode, s->threshold_ns,
 		s->runtime_ns, s->period_ns, s->duration_ns, s->nr_cpus);
+	fprintf(f, "escalation %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+		s->cap_ns, s->nr_escalations, s->max_runtime_ns);
 	for (i = 0; i < (size_t)s->nr_cpus; i++) {
 		const struct cpu_stats *c = &s->cpu[i];
 
@@ -44,6 +46,12 @@ static void fill_state(FILE *f, const void *arg)
 		fprintf(f, "boosting %" PRIu32 " %d %s %" PRIu64 " %" PRIu64
 			" %s\n", b->tid, b->cpu, b->policy, b->start_ns,
 			b->end_ns, b->comm);
+	}
+	for (i = 0; i < s->nr_escalated; i++) {
+		const struct escalated_info *e = &s->escalated[i];
+
+		fprintf(f, "escalated %" PRIu32 " %d %" PRIu64 " %s\n",
+			e->tid, e->cpu, e->runtime_ns, e->comm);
 	}
 }
 
@@ -64,8 +72,10 @@ static bool text_field(const char *line, const char *key, char *buf,
 	return true;
 }
 
-static int parse_line(char *line, struct daemon_state *s, size_t *cap)
+static int parse_line(char *line, struct daemon_state *s, size_t *cap,
+		      size_t *ecap)
 {
+	struct escalated_info e = { 0 };
 	struct boost_info b = { 0 };
 	unsigned long long a, c, d;
 	int cpu, n = 0;
@@ -91,6 +101,18 @@ static int parse_line(char *line, struct daemon_state *s, size_t *cap)
 		   &s->runtime_ns, &s->period_ns, &s->duration_ns, &n) == 3 &&
 	    !line[n])
 		return 0;
+	if (sscanf(line, "escalation %" SCNu64 " %" SCNu64 " %" SCNu64 "%n",
+		   &s->cap_ns, &s->nr_escalations, &s->max_runtime_ns,
+		   &n) == 3 && !line[n])
+		return 0;
+	if (sscanf(line, "escalated %" SCNu32 " %d %" SCNu64 " %n", &e.tid,
+		   &e.cpu, &e.runtime_ns, &n) == 3 && n) {
+		snprintf(e.comm, sizeof(e.comm), "%s", line + n);
+		grow_array((void **)&s->escalated, ecap, s->nr_escalated + 1,
+			   sizeof(*s->escalated));
+		s->escalated[s->nr_escalated++] = e;
+		return 0;
+	}
 	if (sscanf(line, "nr_cpus %d%n", &cpu, &n) == 1 && !line[n]) {
 		if (s->cpu || cpu <= 0 || cpu > STATE_MAX_CPUS)
 			return -EINVAL;
@@ -122,7 +144,7 @@ static int parse_line(char *line, struct daemon_state *s, size_t *cap)
 int state_parse(const char *buf, struct daemon_state *s)
 {
 	char *copy, *line, *save = NULL;
-	size_t cap = 0;
+	size_t cap = 0, ecap = 0;
 	int ret = 0;
 
 	memset(s, 0, sizeof(*s));
@@ -133,7 +155,7 @@ int state_parse(const char *buf, struct daemon_state *s)
 		return -ENOMEM;
 	for (line = strtok_r(copy, "\n", &save); line && !ret;
 	     line = strtok_r(NULL, "\n", &save))
-		ret = parse_line(line, s, &cap);
+		ret = parse_line(line, s, &cap, &ecap);
 	free(copy);
 	if (!ret && (!s->pid || !s->nr_cpus || !s->backend[0]))
 		ret = -EINVAL;
@@ -171,8 +193,11 @@ void state_free(struct daemon_state *s)
 {
 	free(s->cpu);
 	free(s->boosting);
+	free(s->escalated);
 	s->cpu = NULL;
 	s->boosting = NULL;
+	s->escalated = NULL;
+	s->nr_escalated = 0;
 	s->nr_cpus = 0;
 	s->nr_boosting = 0;
 }

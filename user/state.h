@@ -29,6 +29,14 @@ struct boost_info {
 	char comm[16];
 };
 
+/* A task whose next boost gets more than the configured runtime. */
+struct escalated_info {
+	uint32_t tid;
+	int cpu;
+	uint64_t runtime_ns;	/* its next boost's runtime */
+	char comm[16];
+};
+
 struct daemon_state {
 	pid_t pid;
 	uint64_t start_time;	/* CLOCK_REALTIME, seconds */
@@ -43,6 +51,10 @@ struct daemon_state {
 	struct cpu_stats *cpu;	/* nr_cpus entries */
 	size_t nr_boosting;
 	struct boost_info *boosting;
+	/* Escalation (escalate.h): cap_ns 0 when it is off. */
+	uint64_t cap_ns, nr_escalations, max_runtime_ns;
+	size_t nr_escalated;
+	struct escalated_info *escalated;
 };
 
 /* Write @s to @path atomically; -errno on error. */

@@ -101,6 +101,13 @@ int write_string(const char *path, const char *s)
 	return ret;
 }
 
+static void (*oom_handler)(void);
+
+void set_oom_handler(void (*fn)(void))
+{
+	oom_handler = fn;
+}
+
 void grow_array(void **v, size_t *cap, size_t n, size_t sz)
 {
 	size_t ncap = *cap ? *cap : 16;
@@ -112,6 +119,8 @@ void grow_array(void **v, size_t *cap, size_t n, size_t sz)
 		ncap *= 2;
 	p = realloc(*v, ncap * sz);
 	if (!p) {
+		if (oom_handler)
+			oom_handler();	/* does not return */
 		fprintf(stderr, "starvd: out of memory\n");
 		exit(1);
 	}

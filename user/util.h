@@ -12,6 +12,10 @@
 #define NSEC_PER_MSEC	1000000ULL
 #define NSEC_PER_SEC	1000000000ULL
 #ifndef ARRAY_SIZE
+/* A case that falls through on purpose (the kernel's spelling). */
+#ifndef fallthrough
+#define fallthrough	__attribute__((__fallthrough__))
+#endif
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif
 
@@ -43,7 +47,12 @@ bool on_memory_fs(const char *path);
 int write_file_atomic(const char *path,
 		      void (*fill)(FILE *f, const void *arg), const void *arg);
 
-/* Grow *v to hold at least n elements of size sz; exits on ENOMEM. */
+/*
+ * Grow *v to hold at least n elements of size sz. On ENOMEM it calls the
+ * handler set with set_oom_handler() (the daemon's: restore, log, exit),
+ * or prints to stderr and exits.
+ */
 void grow_array(void **v, size_t *cap, size_t n, size_t sz);
+void set_oom_handler(void (*fn)(void));
 
 #endif

@@ -20,11 +20,13 @@ case ${1:-} in
 	o=build32 bin=build32 cc="gcc -m32"
 	mk=(BPF=0)
 	# The 686 guest has no usable BPF: link the selftests without libbpf.
-	selftest_libs=(LDLIBS="-lnl-genl-3 -lnl-3 -lcap -lm")
+	selftest_libs=(LDLIBS="-lnl-genl-3 -lnl-3 -lcap -ljson-c -lm")
 	[ -e /usr/lib/i386-linux-gnu/libnl-genl-3.so ] ||
 		die "no 32-bit libnl: run scripts/deps-vm.sh (libnl-genl-3-dev:i386, gcc-multilib)"
 	[ -e /usr/lib/i386-linux-gnu/libcap.so ] ||
 		die "no 32-bit libcap: run scripts/deps-vm.sh (libcap-dev:i386)"
+	[ -e /usr/lib/i386-linux-gnu/libjson-c.so ] ||
+		die "no 32-bit json-c: run scripts/deps-vm.sh (libjson-c-dev:i386)"
 	;;
 *)
 	die "usage: vm/build.sh 64|32"
@@ -38,7 +40,8 @@ make -s -C selftests progs O="$STARVD_TOP/$o" CC="$cc" "${selftest_libs[@]}" ||
 mkdir -p "$o/kmod-tests"
 for t in nlcheck nlfuzz; do
 	if [ ! "$o/kmod-tests/$t" -nt selftests/kmod/$t.c ] ||
-	   [ ! "$o/kmod-tests/$t" -nt include/starvd/abi.h ]; then
+	   [ ! "$o/kmod-tests/$t" -nt include/starvd/abi.h ] ||
+	   [ ! "$o/kmod-tests/$t" -nt include/starvd/starvd.h ]; then
 		$cc -O2 -g -Wall -Wextra -Wno-unused-parameter -Iinclude selftests/kmod/$t.c -lpthread \
 			-o "$o/kmod-tests/$t" ||
 			die "building $t ($1-bit) failed; output above"

@@ -2,27 +2,32 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # vm/check.sh [GUEST...]: the module's tests in qemu guests booting
-# Debian's own kernels (default: 6.1 6.12 686). On the host: fetch the
-# kernels, build and install the module for each with DKMS, build the
-# programs (64-bit, and 32-bit without BPF for the 686 guest), validate
-# the netlink spec; then in each guest run selftests/kmod/guest-tests.sh.
+# Debian's own kernels (default: $VM_DEFAULT_GUESTS of vm/lib.sh). On the
+# host: fetch the kernels, build and install the module for each with
+# DKMS, build the programs (64-bit, and 32-bit without BPF for the i386
+# guests), check the netlink ABI against its spec; then boot the guests
+# two at a time (each TCG guest is one host thread) and run
+# selftests/kmod/guest-tests.sh in each.
 #
 # Each guest records one line per suite ("vm-GUEST-SUITE # Totals: ...",
 # see selftests/summary.sh); they are appended to $RESULTS when it is set.
 # A guest that does not boot or times out records a failing line. Prints
-# "vm-GUEST: N passed, N failed" and the time of each guest; exits 1 if
-# anything failed.
+# each guest's output when it is done, "vm-GUEST: N passed, N failed" and
+# the time of each guest; exits 1 if anything failed.
 #
 # Environment: GUEST_TIMEOUT (seconds per guest, default 1200: a guest
-# normally takes 4-9 minutes under TCG),
-# STARVD_VM_BPF_GUESTS (guests that also run the BPF selftests,
-# default "6.1 6.12"), STARVD_TEST_BPF_MODES (passed to selftests/run.sh).
+# normally takes 4-9 minutes under TCG), VM_PARALLEL (guests at once,
+# default 2), STARVD_VM_BPF_GUESTS (guests that also run the daemon's
+# selftests on the BPF backend, default $VM_DEFAULT_BPF_GUESTS of
+# vm/lib.sh), STARVD_TEST_BPF_MODES (passed to selftests/run.sh; default
+# both modes in the first BPF guest, sched_info in the others).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-guests=${*:-6.1 6.12 686}
+guests=${*:-$VM_DEFAULT_GUESTS}
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-1200}
-bpf_guests=${STARVD_VM_BPF_GUESTS-6.1 6.12}
+VM_PARALLEL=${VM_PARALLEL:-2}
+bpf_guests=${STARVD_VM_BPF_GUESTS-$VM_DEFAULT_BPF_GUESTS}
 cd "$STARVD_TOP"
 
 for t in qemu-system-x86_64 qemu-system-i386 dkms busybox; do
@@ -50,51 +55,71 @@ vm/dkms.sh "${kvers[@]}"
 
 step "building programs"
 vm/build.sh 64
-case " $guests " in
-*" 686 "*) vm/build.sh 32 ;;
-esac
+for g in $guests; do
+	if [ "$(vm_arch "$g")" = i386 ]; then
+		vm/build.sh 32
+		break
+	fi
+done
 
 ynl=$(vm/ynl.sh)
-step "validating include/starvd/starvd.yaml"
-/usr/bin/python3 selftests/kmod/validate-spec.py include/starvd/starvd.yaml \
-	"$ynl/../../../Documentation/netlink/genetlink.yaml" include/starvd/abi.h
+step "checking the netlink ABI against include/starvd/starvd.yaml"
+STARVD_YNL=$ynl /usr/bin/python3 selftests/kmod/abi-check.py >/dev/null ||
+	die "the netlink ABI disagrees with its spec: STARVD_YNL=$ynl selftests/kmod/abi-check.py says where"
 
 fail_line() {	# fail_line SUITE: a failing results line
 	echo "$1 # Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:1"
 }
 
-any_fail=0
-summary=()
-for g in $guests; do
-	step "guest $g ($(vm_kver "$g"))"
-	if [ "$g" = 686 ]; then
+# guest_run GUEST: boot it, run the tests, leave in $VM_CACHE/results/
+# GUEST.lines its results lines, GUEST.secs its time, GUEST.log its output.
+guest_run() {
+	local g=$1 env res=$VM_CACHE/results/$1 t0 rc=0 secs lines modes script
+	if [ "$(vm_arch "$g")" = i386 ]; then
 		env="STARVD_BUILD=$STARVD_TOP/build32 STARVD_BIN_DIR=$STARVD_TOP/build32"
 	else
 		env="STARVD_BUILD=$STARVD_TOP/build STARVD_BIN_DIR=$STARVD_TOP/user STARVD_YNL=$ynl"
 		case " $bpf_guests " in
-		*" $g "*) env="$env STARVD_VM_BACKENDS='netlink bpf'" ;;
+		*" $g "*)
+			env="$env STARVD_VM_BACKENDS='netlink bpf'"
+			modes=${STARVD_TEST_BPF_MODES:-sched_info}
+			[ -n "${STARVD_TEST_BPF_MODES:-}" ] ||
+				[ "$g" != "${bpf_guests%% *}" ] || modes="sched_info tracking"
+			env="$env STARVD_TEST_BPF_MODES='$modes'" ;;
 		esac
-		[ -z "${STARVD_TEST_BPF_MODES:-}" ] ||
-			env="$env STARVD_TEST_BPF_MODES='$STARVD_TEST_BPF_MODES'"
 	fi
-	res=$VM_CACHE/results/$g
+	script=guest-tests.sh
+	case " $VM_RESCUE_ONLY_GUESTS " in
+	*" $g "*) script=guest-rescue.sh ;;
+	esac
 	t0=$(date +%s)
-	rc=0
 	vm/run.sh -t "$GUEST_TIMEOUT" "$g" \
-		"RESULTS=\$STARVD_VM_RESULTS/results $env sh selftests/kmod/guest-tests.sh" || rc=$?
+		"RESULTS=\$STARVD_VM_RESULTS/results $env sh selftests/kmod/$script" \
+		>"$VM_CACHE/results/$g.log" 2>&1 || rc=$?
 	secs=$(($(date +%s) - t0))
-
+	# vm/run.sh empties $res when it starts: keep ours next to it.
+	exec 3>>"$VM_CACHE/results/$g.log"
 	lines=$(cat "$res/results" 2>/dev/null || true)
 	case $rc in
 	124) lines="$lines${lines:+$'\n'}$(fail_line "vm-$g-timeout")"
-	     echo "# vm-$g: timed out after ${GUEST_TIMEOUT}s (GUEST_TIMEOUT); console: $res/console" ;;
+	     echo "# vm-$g: timed out after ${GUEST_TIMEOUT}s (GUEST_TIMEOUT); console: $res/console" >&3 ;;
 	125) lines="$lines${lines:+$'\n'}$(fail_line "vm-$g-boot")"
-	     echo "# vm-$g: the guest did not boot or did not run the tests; console: $res/console" ;;
+	     echo "# vm-$g: the guest did not boot or did not run the tests; console: $res/console" >&3 ;;
 	esac
-	if ! grep -q "^vm-$g-kmod " <<<"$lines"; then
+	if [ "$script" = guest-tests.sh ] && ! grep -q "^vm-$g-kmod " <<<"$lines"; then
 		lines="$lines${lines:+$'\n'}$(fail_line "vm-$g-kmod")"
-		echo "# vm-$g: the module checks did not finish; console: $res/console"
+		echo "# vm-$g: the module checks did not finish; console: $res/console" >&3
 	fi
+	exec 3>&-
+	echo "$lines" >"$VM_CACHE/results/$g.lines"
+	echo "$secs" >"$VM_CACHE/results/$g.secs"
+}
+
+guest_report() {	# guest_report GUEST: print what guest_run left
+	local g=$1 lines p f secs
+	cat "$VM_CACHE/results/$g.log"
+	lines=$(cat "$VM_CACHE/results/$g.lines")
+	secs=$(cat "$VM_CACHE/results/$g.secs")
 	[ -z "${RESULTS:-}" ] || echo "$lines" >>"$RESULTS"
 	read -r p f < <(awk '{
 		for (i = 1; i <= NF; i++) {
@@ -107,6 +132,34 @@ for g in $guests; do
 	echo "$lines" | sed 's/^/# /'
 	echo "vm-$g: $p passed, $f failed"
 	summary+=("vm-$g ($(vm_kver "$g")): $p passed, $f failed in ${secs}s")
+}
+
+any_fail=0
+summary=()
+declare -A running=()
+mkdir -p "$VM_CACHE/results"
+queue=$guests
+while [ -n "$queue" ] || [ ${#running[@]} -gt 0 ]; do
+	while [ -n "$queue" ] && [ ${#running[@]} -lt "$VM_PARALLEL" ]; do
+		g=${queue%% *}
+		[ "$queue" = "$g" ] && queue="" || queue=${queue#* }
+		rm -f "$VM_CACHE/results/$g".{lines,secs}
+		step "guest $g ($(vm_kver "$g")) starts"
+		guest_run "$g" &
+		running[$!]=$g
+	done
+	wait -n || true
+	for pid in "${!running[@]}"; do
+		kill -0 "$pid" 2>/dev/null && continue
+		g=${running[$pid]}
+		unset "running[$pid]"
+		step "guest $g done"
+		[ -f "$VM_CACHE/results/$g.secs" ] || {
+			echo "$(fail_line "vm-$g-run")" >"$VM_CACHE/results/$g.lines"
+			echo 0 >"$VM_CACHE/results/$g.secs"
+		}
+		guest_report "$g"
+	done
 done
 
 step "done"

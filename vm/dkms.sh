@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # vm/dkms.sh KVER...: register the module's current sources with DKMS
-# (a minimal copy of the tree: dkms.conf, kmod/, the ABI header)
+# (`make dkms-install`: exactly the module's sources, see mk/dkms.mk)
 # and build and install it for each kernel release given, running or not.
-# Their headers must be installed (/lib/modules/KVER/build): see
-# scripts/deps-vm.sh. Replaces a previous registration of the same version,
+# Their headers must be there: installed (/lib/modules/KVER/build, see
+# scripts/deps-vm.sh) or, for bullseye's 5.10 kernels, unpacked into the
+# cache by vm/fetch.sh and passed with --kernelsourcedir (vm_kdir), built
+# with bullseye's gcc-10 from the cache, the compiler those kernels were
+# built with. Replaces a previous registration of the same version,
 # rebuilding the module for the kernels that had it as well.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -18,10 +21,8 @@ ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$STARVD_TOP/dkms.conf")
 
 stage=$STARVD_CACHE/dkms-src/starvd-$ver
 rm -rf "$stage"
-mkdir -p "$stage/kmod" "$stage/include/starvd"
-cp "$STARVD_TOP/dkms.conf" "$stage/"
-cp "$STARVD_TOP"/kmod/{Kbuild,compat.h,starvd.c} "$stage/kmod/"
-cp "$STARVD_TOP/include/starvd/abi.h" "$stage/include/starvd/"
+make -s -C "$STARVD_TOP" dkms-install DKMSDIR="$stage" >/dev/null ||
+	die "make dkms-install DKMSDIR=$stage failed"
 
 # Replacing the registration removes the module from every kernel: build
 # it again for those that had it too (vm/check.sh 686 must not take it
@@ -31,7 +32,7 @@ for k in $(dkms status "starvd/$ver" 2>/dev/null |
 	   sed -n 's/^[^,]*, \([^,]*\),.*: installed.*/\1/p'); do
 	case $kernels in
 	*" $k "*) ;;
-	*) [ ! -e "/lib/modules/$k/build" ] || kernels="$kernels$k " ;;
+	*) [ ! -e "$(vm_kdir "$k")" ] || kernels="$kernels$k " ;;
 	esac
 done
 if [ -n "$(dkms status "starvd/$ver" 2>/dev/null)" ]; then
@@ -41,11 +42,17 @@ fi
 rm -rf "/usr/src/starvd-$ver"
 dkms add -q "$stage" >/dev/null || die "dkms add $stage failed"
 for k in $kernels; do
-	[ -e "/lib/modules/$k/build" ] ||
-		die "no headers for $k (/lib/modules/$k/build): run scripts/deps-vm.sh or apt-get install linux-headers-$k"
+	kdir=$(vm_kdir "$k")
+	[ -e "$kdir" ] ||
+		die "no headers for $k ($kdir): run scripts/deps-vm.sh, or vm/fetch.sh for a 5.10 guest"
 	t0=$(date +%s.%N)
 	ok=1
-	dkms build -q -k "$k" "starvd/$ver" >/dev/null || ok=0
+	src=(--kernelsourcedir "$kdir")
+	path=$PATH
+	case $kdir in
+	"$BULLSEYE"/*) path=$BULLSEYE/bin:$PATH ;;	# gcc-10
+	esac
+	PATH=$path dkms build -q -k "$k" "${src[@]}" "starvd/$ver" >/dev/null || ok=0
 	log=$(ls /var/lib/dkms/starvd/"$ver"/"$k"/*/log/make.log 2>/dev/null | head -n1 || true)
 	if [ $ok = 0 ]; then
 		cat "${log:-/dev/null}" >&2
@@ -56,7 +63,11 @@ for k in $kernels; do
 		die "the module builds with warnings for $k ($log)"
 	fi
 	t1=$(date +%s.%N)
-	dkms install -q -k "$k" "starvd/$ver" --force >/dev/null ||
+	# DKMS installs only for a kernel whose /lib/modules/KVER exists: for
+	# a bullseye kernel (its image is only in the cache) it is made here,
+	# holding nothing but DKMS's updates/dkms and depmod's files.
+	mkdir -p "/lib/modules/$k"
+	PATH=$path dkms install -q -k "$k" "${src[@]}" "starvd/$ver" --force >/dev/null ||
 		die "dkms install for $k failed"
 	t2=$(date +%s.%N)
 	printf 'dkms: starvd/%s for %s: build %.1fs, install %.1fs: %s\n' "$ver" "$k" \

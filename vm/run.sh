@@ -3,7 +3,7 @@
 #
 # vm/run.sh [-t SECONDS] [-m MiB] GUEST COMMAND...
 #
-# Boot the Debian kernel of GUEST (6.1, 6.12, 686; see vm/fetch.sh) under
+# Boot the Debian kernel of GUEST (6.1, 6.12, 6.12-rt, 686; see vm/fetch.sh) under
 # qemu with software emulation (TCG; KVM hangs on this kind of machine;
 # single-threaded: with one host thread per vCPU, a 6.12 guest patching
 # its kernel text for a BPF tracepoint hit a stale int3 and oopsed),

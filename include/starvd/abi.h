@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * starvd ABI shared by the BPF programs (bpf/), the kernel module (kmod/)
- * and userspace (user/).
+ * starvd records shared by the BPF programs (bpf/), the kernel module
+ * (kmod/) and userspace (user/). The module's generic netlink family is
+ * described in include/starvd/starvd.yaml and numbered in the header
+ * generated from it, include/starvd/starvd.h.
  *
  * Wait data is always "waited W ns at read time R": R is CLOCK_MONOTONIC
  * at the moment of the read, so a consumer gets the start of a wait as
@@ -17,7 +19,7 @@
 #define STARVD_ABI_VERSION	1
 #define STARVD_COMM_LEN		16
 
-/* struct starvd_task.state */
+/* struct starvd_task.state; on the wire STARVD_A_TASK_STATE (starvd.yaml) */
 enum starvd_task_state {
 	STARVD_TASK_WAITING = 0,	/* runnable, queued, not on a CPU */
 	STARVD_TASK_RUNNING = 1,	/* currently on its CPU */
@@ -65,62 +67,5 @@ enum starvd_bpf_mode {
 	STARVD_MODE_SCHED_INFO = 1,	/* task->sched_info.last_queued */
 	STARVD_MODE_TRACKING = 2,	/* tracepoints into a hash table */
 };
-
-/*
- * Generic netlink family served by kmod/starvd.ko.
- * Documented as a netlink YAML spec in include/starvd/starvd.yaml.
- */
-#define STARVD_GENL_NAME	"starvd"
-#define STARVD_GENL_VERSION	1
-#define STARVD_GENL_MCGRP_EVENTS "events"
-
-enum starvd_cmd {
-	STARVD_CMD_UNSPEC,
-	STARVD_CMD_GET_INFO,	/* do: module and clock information */
-	STARVD_CMD_GET_CPUS,	/* dump: one message per CPU */
-	STARVD_CMD_GET_TASKS,	/* dump: one message per task */
-	__STARVD_CMD_MAX,
-};
-
-#define STARVD_CMD_MAX (__STARVD_CMD_MAX - 1)
-
-enum starvd_attr {
-	STARVD_A_UNSPEC,
-	STARVD_A_PAD,
-	STARVD_A_VERSION,	/* string: module version */
-	STARVD_A_ABI_VERSION,	/* u32 */
-	STARVD_A_NR_CPUS,	/* u32: possible CPUs */
-	STARVD_A_CLOCK,		/* string: clock of the wait data */
-	STARVD_A_READ_TIME,	/* u64: CLOCK_MONOTONIC ns of the read */
-	STARVD_A_FILTER_CPU,	/* u32: request: only this CPU */
-	STARVD_A_FILTER_MIN_WAIT, /* u64: request: only waits >= this (ns) */
-	STARVD_A_CPU,		/* u32 */
-	STARVD_A_NR_WAITERS,	/* u32 */
-	STARVD_A_MAX_WAIT,	/* u64 ns */
-	STARVD_A_NR_EVENTS,	/* u64 */
-	STARVD_A_NR_DROPPED,	/* u64 */
-	STARVD_A_TASK,		/* nest: task attributes below */
-	STARVD_A_CURR,		/* nest: task holding the CPU */
-	__STARVD_A_MAX,
-};
-
-#define STARVD_A_MAX (__STARVD_A_MAX - 1)
-
-enum starvd_task_attr {
-	STARVD_TASK_A_UNSPEC,
-	STARVD_TASK_A_PAD,
-	STARVD_TASK_A_TID,	/* u32, init pid namespace */
-	STARVD_TASK_A_TGID,	/* u32, init pid namespace */
-	STARVD_TASK_A_CPU,	/* u32 */
-	STARVD_TASK_A_PRIO,	/* s32 kernel prio */
-	STARVD_TASK_A_POLICY,	/* u32 */
-	STARVD_TASK_A_STATE,	/* u32 enum starvd_task_state */
-	STARVD_TASK_A_WAIT,	/* u64 ns waited at STARVD_A_READ_TIME */
-	STARVD_TASK_A_NR_SWITCHES, /* u64 */
-	STARVD_TASK_A_COMM,	/* string */
-	__STARVD_TASK_A_MAX,
-};
-
-#define STARVD_TASK_A_MAX (__STARVD_TASK_A_MAX - 1)
 
 #endif /* _STARVD_ABI_H */

@@ -6,13 +6,13 @@
 #   fuzz               build the libFuzzer binaries with $(FUZZ_CC) and run
 #                      each for FUZZ_SECONDS (fuzz/run.sh; make fuzz)
 
-FUZZ_ALL	:= options starvctl cpuset journal state
+FUZZ_ALL	:= options starvctl cpuset journal state json
 FUZZ_TARGETS	?= $(FUZZ_ALL)
 FUZZ_SECONDS	?= 60
 FUZZ_CC		?= clang
 # The user/ code the targets reach, compiled in with the instrumentation.
 FUZZ_USER	:= $(addprefix ../user/,$(addsuffix .c,options starvctl_args \
-		   cpuset util journal state metrics))
+		   cpuset util journal state metrics json sched_attr))
 FUZZ_DEPS	:= $(FUZZ_USER) $(wildcard ../user/*.h) fuzz/fuzz.h
 FZ		:= $(O)/fuzz
 REPLAY_O	:= $(B)/fuzz-replay
@@ -43,11 +43,11 @@ $(B)/fuzz_replay: fuzz/replay.c $(FUZZ_ALL:%=$(REPLAY_O)/fuzz_%.o) \
 		  $(FUZZ_DEPS) $(KSFT)/kselftest_harness.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(REPLAY_SAN) $(WARN) $< \
-		$(filter %.o,$^) -o $@
+		$(filter %.o,$^) -ljson-c -o $@
 
 $(FZ)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_DEPS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) $< $(FUZZ_USER) -o $@
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(WARN) $< $(FUZZ_USER) -ljson-c -o $@
 
 fuzz: $(FUZZ_TARGETS:%=$(FZ)/fuzz_%)
 	fuzz/run.sh $(FZ) $(FUZZ_SECONDS) $(FUZZ_TARGETS)

@@ -43,6 +43,7 @@ int fuzz_starvctl(const uint8_t *data, size_t size);
 int fuzz_cpuset(const uint8_t *data, size_t size);
 int fuzz_journal(const uint8_t *data, size_t size);
 int fuzz_state(const uint8_t *data, size_t size);
+int fuzz_json(const uint8_t *data, size_t size);
 
 /* The input being replayed, named if it kills the process. */
 static char current[4096];
@@ -190,5 +191,6 @@ REPLAY(starvctl)
 REPLAY(cpuset)
 REPLAY(journal)
 REPLAY(state)
+REPLAY(json)
 
 TEST_HARNESS_MAIN

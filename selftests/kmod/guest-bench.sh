@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# Module benchmarks, run inside the 6.12 guest by vm/bench.sh from the
+# Module benchmarks, run inside a 64-bit guest by vm/bench.sh from the
 # top of the tree. Everything is a ratio of two things measured in this
 # same run (absolute times under TCG mean nothing):
 #  - one get-tasks dump vs one read of /sys/kernel/debug/sched/debug, the

@@ -15,7 +15,7 @@
 #     says so once, starvctl says to load it, the daemon takes the module
 #     back when it is loaded again and detects a real starvation.
 #  4. CPU 1 offline and back while starvd monitors it (netlink, and BPF
-#     in the 64-bit guests): it starts with the CPU offline, detects a
+#     in the guests that test BPF, STARVD_VM_BACKENDS): it starts with the CPU offline, detects a
 #     starvation on it once online, logs no error.
 #  5. (64-bit guests) BPF cannot load (root without CAP_BPF, CAP_PERFMON
 #     and CAP_SYS_ADMIN): -b auto says why and uses the module; without
@@ -320,7 +320,9 @@ fault4() {
 	echo -1 >$RT
 	load
 	hotplug netlink
-	[ "$guest" = 686 ] || hotplug bpf
+	case " ${STARVD_VM_BACKENDS:-netlink} " in
+	*" bpf "*) hotplug bpf ;;
+	esac
 	echo "$rt_saved" >$RT
 }
 
@@ -331,7 +333,7 @@ nobpf() {	# root, but without what loading BPF programs needs
 
 fault5() {
 	step "5. BPF cannot load: -b auto falls back to the module"
-	if [ "$guest" = 686 ]; then
+	if [ "$i386" = 1 ]; then
 		echo "# no BPF in the 686 guest: nothing to fall back from"
 		return
 	fi

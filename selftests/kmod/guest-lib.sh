@@ -2,9 +2,14 @@
 #
 # Shared by the guest test scripts (guest-tests.sh, guest-faults.sh):
 # TAP counting and module helpers. POSIX sh (busybox in the 686 guest).
-# Source it after setting guest=6.1|6.12|686; it defines functions and
-# the counters n, pass and fail only.
+# Source it after setting guest (a vm/check.sh guest name); it defines
+# functions, the counters n, pass and fail, and i386 (1 in the 32-bit
+# guests, 686 and 5.10-686: busybox sh, no BPF, no util-linux) only.
 n=0
+case $guest in
+686 | *-686) i386=1 ;;
+*) i386=0 ;;
+esac
 pass=0
 fail=0
 
@@ -42,7 +47,7 @@ tap_from() {
 # util-linux setpriv in the amd64 guests; busybox su (whose /bin/sh is
 # busybox there) in the 686 guest.
 as_nobody() {
-	if [ "$guest" = 686 ]; then
+	if [ "$i386" = 1 ]; then
 		su -s /bin/sh nobody -c "$*"
 	else
 		setpriv --reuid=65534 --regid=65534 --clear-groups \

@@ -33,6 +33,10 @@
 #include <unistd.h>
 
 #include <starvd/abi.h>
+#include <starvd/starvd.h>
+
+/* The largest attribute value of the top-level attribute sets. */
+#define NL_ATTR_MAX	STARVD_A_CPUS_MAX
 
 #define BUFSZ (1 << 20)
 
@@ -178,8 +182,8 @@ static int resolve(void)
 	int ret;
 
 	init_req(&r, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, NLM_F_ACK);
-	len = put_attr(r.attrs, CTRL_ATTR_FAMILY_NAME, STARVD_GENL_NAME,
-		       sizeof(STARVD_GENL_NAME));
+	len = put_attr(r.attrs, CTRL_ATTR_FAMILY_NAME, STARVD_FAMILY_NAME,
+		       sizeof(STARVD_FAMILY_NAME));
 	r.nh.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN + len;
 	family_id = 0;
 	ret = send_raw(&r, r.nh.nlmsg_len);
@@ -197,7 +201,7 @@ static void need_family(void)
 	if (ret) {
 		fprintf(stderr,
 			"nlcheck: generic netlink family '%s' not found (%s): load the module first (modprobe starvd)\n",
-			STARVD_GENL_NAME, strerror(-ret));
+			STARVD_FAMILY_NAME, strerror(-ret));
 		exit(2);
 	}
 }
@@ -224,10 +228,10 @@ static void *attr_data(struct nlattr *a)
 
 static int print_info(struct nlmsghdr *nh, void *arg)
 {
-	struct nlattr *v = find_attr(nh, STARVD_A_VERSION);
-	struct nlattr *abi = find_attr(nh, STARVD_A_ABI_VERSION);
-	struct nlattr *cpus = find_attr(nh, STARVD_A_NR_CPUS);
-	struct nlattr *clk = find_attr(nh, STARVD_A_CLOCK);
+	struct nlattr *v = find_attr(nh, STARVD_A_INFO_VERSION);
+	struct nlattr *abi = find_attr(nh, STARVD_A_INFO_ABI_VERSION);
+	struct nlattr *cpus = find_attr(nh, STARVD_A_INFO_NR_CPUS);
+	struct nlattr *clk = find_attr(nh, STARVD_A_INFO_CLOCK);
 
 	if (!v || !abi || !cpus || !clk)
 		return -1;
@@ -275,7 +279,7 @@ struct dump_stats {
 static int count_msg(struct nlmsghdr *nh, void *arg)
 {
 	struct dump_stats *s = arg;
-	struct nlattr *t = find_attr(nh, STARVD_A_READ_TIME);
+	struct nlattr *t = find_attr(nh, STARVD_A_TASKS_READ_TIME);
 	uint64_t rt;
 
 	if (!t) {
@@ -337,36 +341,48 @@ static int cmd_malformed(void)
 	need_family();
 
 	init_req(&r, family_id, STARVD_CMD_GET_TASKS, NLM_F_DUMP | NLM_F_ACK);
-	len = put_attr(r.attrs, STARVD_A_FILTER_CPU, &u8v, 1);
+	len = put_attr(r.attrs, STARVD_A_TASKS_FILTER_CPU, &u8v, 1);
 	r.nh.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN + len;
 	expect("filter-cpu as u8 is rejected", &r, r.nh.nlmsg_len, -EINVAL);
 
 	init_req(&r, family_id, STARVD_CMD_GET_TASKS, NLM_F_DUMP | NLM_F_ACK);
-	len = put_attr(r.attrs, STARVD_A_FILTER_MIN_WAIT, &u32v, 4);
+	len = put_attr(r.attrs, STARVD_A_TASKS_FILTER_MIN_WAIT, &u32v, 4);
 	r.nh.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN + len;
 	expect("min-wait as u32 is rejected", &r, r.nh.nlmsg_len, -EINVAL);
 
 	init_req(&r, family_id, STARVD_CMD_GET_TASKS, NLM_F_DUMP | NLM_F_ACK);
-	len = put_attr(r.attrs, STARVD_A_MAX + 5, &u32v, 4);
+	len = put_attr(r.attrs, NL_ATTR_MAX + 5, &u32v, 4);
 	r.nh.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN + len;
 	expect("unknown attribute type is rejected", &r, r.nh.nlmsg_len,
 	       -EINVAL);
 
+	init_req(&r, family_id, STARVD_CMD_GET_INFO, NLM_F_ACK);
+	len = put_attr(r.attrs, STARVD_A_TASKS_FILTER_CPU, &u32v, 4);
+	r.nh.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN + len;
+	expect("get-info rejects filter-cpu (it takes no attribute)", &r,
+	       r.nh.nlmsg_len, -EINVAL);
+
+	init_req(&r, family_id, STARVD_CMD_GET_CPUS, NLM_F_DUMP | NLM_F_ACK);
+	len = put_attr(r.attrs, STARVD_A_TASKS_FILTER_MIN_WAIT, &u64v, 8);
+	r.nh.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN + len;
+	expect("get-cpus rejects filter-min-wait (a get-tasks filter)", &r,
+	       r.nh.nlmsg_len, -EINVAL);
+
 	init_req(&r, family_id, STARVD_CMD_GET_TASKS, NLM_F_DUMP | NLM_F_ACK);
-	len = put_attr(r.attrs, STARVD_A_NR_WAITERS, &u32v, 4);
+	len = put_attr(r.attrs, STARVD_A_CPUS_NR_WAITERS, &u32v, 4);
 	r.nh.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN + len;
 	expect("reply-only attribute in a request is rejected", &r,
 	       r.nh.nlmsg_len, -EINVAL);
 
 	init_req(&r, family_id, STARVD_CMD_GET_TASKS, NLM_F_DUMP | NLM_F_ACK);
 	u32v = 1000000;
-	len = put_attr(r.attrs, STARVD_A_FILTER_CPU, &u32v, 4);
+	len = put_attr(r.attrs, STARVD_A_TASKS_FILTER_CPU, &u32v, 4);
 	r.nh.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN + len;
 	expect("filter on a CPU that does not exist is rejected", &r,
 	       r.nh.nlmsg_len, -EINVAL);
 
 	init_req(&r, family_id, STARVD_CMD_GET_TASKS, NLM_F_DUMP | NLM_F_ACK);
-	len = put_attr(r.attrs, STARVD_A_FILTER_MIN_WAIT, &u64v, 8);
+	len = put_attr(r.attrs, STARVD_A_TASKS_FILTER_MIN_WAIT, &u64v, 8);
 	((struct nlattr *)r.attrs)->nla_len = 200;
 	r.nh.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN + len;
 	expect("attribute longer than the message is rejected", &r,
@@ -377,7 +393,7 @@ static int cmd_malformed(void)
 	expect("unknown command is rejected", &r, r.nh.nlmsg_len,
 	       -EOPNOTSUPP);
 
-	init_req(&r, family_id, STARVD_CMD_UNSPEC, NLM_F_ACK);
+	init_req(&r, family_id, 0, NLM_F_ACK);
 	r.nh.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN;
 	expect("command 0 is rejected", &r, r.nh.nlmsg_len, -EOPNOTSUPP);
 

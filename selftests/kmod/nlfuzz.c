@@ -49,6 +49,10 @@
 #include <unistd.h>
 
 #include <starvd/abi.h>
+#include <starvd/starvd.h>
+
+/* The largest attribute value of the top-level attribute sets. */
+#define NL_ATTR_MAX	STARVD_A_CPUS_MAX
 
 #ifndef NLM_F_CAPPED
 #define NLM_F_CAPPED	0x100
@@ -142,7 +146,7 @@ struct worker {
 };
 
 static uint16_t family_id;
-static uint32_t nr_cpu_ids_k;		/* the module's STARVD_A_NR_CPUS */
+static uint32_t nr_cpu_ids_k;		/* the module's STARVD_A_INFO_NR_CPUS */
 static int possible[MAX_CPUS], nr_possible;
 
 /* splitmix64: the same sequence on 32- and 64-bit builds. */
@@ -272,8 +276,13 @@ static uint64_t random_wait(struct worker *w)
 	}
 }
 
-/* Valid filters, sometimes given twice (netlink keeps the last one). */
-static void add_valid_filters(struct worker *w, struct msg *m, struct exp *e)
+/*
+ * Valid filters, sometimes given twice (netlink keeps the last one):
+ * filter-cpu, and filter-min-wait when @min_wait (get-tasks takes both,
+ * get-cpus only filter-cpu; STARVD_A_CPUS_FILTER_CPU has the same value).
+ */
+static void add_valid_filters(struct worker *w, struct msg *m, struct exp *e,
+			      bool min_wait)
 {
 	int i, n = chance(w, 10) ? 2 : 1;
 
@@ -281,13 +290,13 @@ static void add_valid_filters(struct worker *w, struct msg *m, struct exp *e)
 		if (chance(w, 50)) {
 			uint32_t cpu = possible[below(w, nr_possible)];
 
-			m_attr(m, STARVD_A_FILTER_CPU, &cpu, sizeof(cpu));
+			m_attr(m, STARVD_A_TASKS_FILTER_CPU, &cpu, sizeof(cpu));
 			e->filter_cpu = cpu;
 		}
-		if (chance(w, 50)) {
+		if (min_wait && chance(w, 50)) {
 			uint64_t v = random_wait(w);
 
-			m_attr(m, STARVD_A_FILTER_MIN_WAIT, &v, sizeof(v));
+			m_attr(m, STARVD_A_TASKS_FILTER_MIN_WAIT, &v, sizeof(v));
 			e->min_wait = v;
 		}
 	}
@@ -297,7 +306,7 @@ static void add_valid_filters(struct worker *w, struct msg *m, struct exp *e)
 static void valid_request(struct worker *w, struct msg *m, struct exp *e,
 			  int which)
 {
-	uint8_t version = chance(w, 70) ? STARVD_GENL_VERSION : rnd(w);
+	uint8_t version = chance(w, 70) ? STARVD_FAMILY_VERSION : rnd(w);
 
 	if (which < 0)
 		which = below(w, 3);
@@ -307,22 +316,20 @@ static void valid_request(struct worker *w, struct msg *m, struct exp *e,
 		exp_init(e, C_INFO, W_INFO, 0);
 		e->ack = chance(w, 50);
 		m_init(m, STARVD_CMD_GET_INFO, e->ack ? NLM_F_ACK : 0, version);
-		/* get-info takes no attributes but accepts the filters. */
-		if (chance(w, 20))
-			add_valid_filters(w, m, e);
+		/* get-info takes no attributes. */
 		e->filter_cpu = -1;
 		break;
 	case 1:
 		exp_init(e, C_TASKS, W_TASKS, 0);
 		m_init(m, STARVD_CMD_GET_TASKS,
 		       NLM_F_DUMP | (chance(w, 50) ? NLM_F_ACK : 0), version);
-		add_valid_filters(w, m, e);
+		add_valid_filters(w, m, e, true);
 		break;
 	default:
 		exp_init(e, C_CPUS, W_CPUS, 0);
 		m_init(m, STARVD_CMD_GET_CPUS,
 		       NLM_F_DUMP | (chance(w, 50) ? NLM_F_ACK : 0), version);
-		add_valid_filters(w, m, e);
+		add_valid_filters(w, m, e, false);
 		break;
 	}
 	m_end(m);
@@ -337,13 +344,13 @@ static void any_command(struct worker *w, struct msg *m)
 	int i = below(w, 3);
 
 	m_init(m, cmd[i], (i ? NLM_F_DUMP : 0) | NLM_F_ACK,
-	       STARVD_GENL_VERSION);
+	       STARVD_FAMILY_VERSION);
 }
 
 static void dump_command(struct worker *w, struct msg *m)
 {
 	m_init(m, chance(w, 50) ? STARVD_CMD_GET_TASKS : STARVD_CMD_GET_CPUS,
-	       NLM_F_DUMP | NLM_F_ACK, STARVD_GENL_VERSION);
+	       NLM_F_DUMP | NLM_F_ACK, STARVD_FAMILY_VERSION);
 }
 
 /*
@@ -396,18 +403,18 @@ static void build(struct worker *w, enum cat c, struct msg *m, struct exp *e)
 		m_init(m, u32, (chance(w, 50) ? NLM_F_DUMP : 0) | NLM_F_ACK,
 		       rnd(w));
 		if (chance(w, 30))
-			add_valid_filters(w, m, e);
+			add_valid_filters(w, m, e, true);
 		m_end(m);
 		break;
 	case C_KIND:
 		exp_init(e, c, W_ERR, -EOPNOTSUPP);
 		if (chance(w, 50))
 			m_init(m, STARVD_CMD_GET_INFO, NLM_F_DUMP | NLM_F_ACK,
-			       STARVD_GENL_VERSION);
+			       STARVD_FAMILY_VERSION);
 		else
 			m_init(m, chance(w, 50) ? STARVD_CMD_GET_TASKS :
 			       STARVD_CMD_GET_CPUS, NLM_F_ACK,
-			       STARVD_GENL_VERSION);
+			       STARVD_FAMILY_VERSION);
 		m_end(m);
 		break;
 	case C_ATTRLEN:
@@ -418,12 +425,12 @@ static void build(struct worker *w, enum cat c, struct msg *m, struct exp *e)
 			do
 				n = below(w, 17);
 			while (n == 4);
-			m_attr(m, STARVD_A_FILTER_CPU, junk, n);
+			m_attr(m, STARVD_A_TASKS_FILTER_CPU, junk, n);
 		} else {
 			do
 				n = below(w, 17);
 			while (n == 8);
-			m_attr(m, STARVD_A_FILTER_MIN_WAIT, junk, n);
+			m_attr(m, STARVD_A_TASKS_FILTER_MIN_WAIT, junk, n);
 		}
 		m_end(m);
 		break;
@@ -436,25 +443,25 @@ static void build(struct worker *w, enum cat c, struct msg *m, struct exp *e)
 			break;
 		case 1:		/* attributes of replies */
 			do
-				t = STARVD_A_PAD + below(w, STARVD_A_MAX);
-			while (t == STARVD_A_FILTER_CPU ||
-			       t == STARVD_A_FILTER_MIN_WAIT);
+				t = STARVD_A_TASKS_PAD + below(w, NL_ATTR_MAX);
+			while (t == STARVD_A_TASKS_FILTER_CPU ||
+			       t == STARVD_A_TASKS_FILTER_MIN_WAIT);
 			break;
 		case 2:
-			t = STARVD_A_MAX + 1 + below(w, 16);
+			t = NL_ATTR_MAX + 1 + below(w, 16);
 			break;
 		default:
-			t = STARVD_A_MAX + 1 + below(w, NLA_TYPE_MASK -
-						     STARVD_A_MAX);
+			t = NL_ATTR_MAX + 1 + below(w, NLA_TYPE_MASK -
+						     NL_ATTR_MAX);
 			break;
 		}
 		m_random_bytes(w, junk, sizeof(junk));
 		n = below(w, 17);
 		if (chance(w, 30))
-			add_valid_filters(w, m, e);
+			add_valid_filters(w, m, e, true);
 		m_attr(m, t, junk, n);
 		if (chance(w, 30))
-			add_valid_filters(w, m, e);
+			add_valid_filters(w, m, e, true);
 		e->filter_cpu = -1;
 		m_end(m);
 		break;
@@ -475,7 +482,7 @@ static void build(struct worker *w, enum cat c, struct msg *m, struct exp *e)
 			u32 = nr_cpu_ids_k + below(w, UINT32_MAX - nr_cpu_ids_k);
 			break;
 		}
-		m_attr(m, STARVD_A_FILTER_CPU, &u32, sizeof(u32));
+		m_attr(m, STARVD_A_TASKS_FILTER_CPU, &u32, sizeof(u32));
 		m_end(m);
 		break;
 	case C_NESTED:
@@ -483,8 +490,8 @@ static void build(struct worker *w, enum cat c, struct msg *m, struct exp *e)
 		any_command(w, m);
 		{
 			static const uint16_t types[] = {
-				STARVD_A_FILTER_CPU, STARVD_A_FILTER_MIN_WAIT,
-				STARVD_A_TASK, STARVD_A_CURR, STARVD_A_CPU,
+				STARVD_A_TASKS_FILTER_CPU, STARVD_A_TASKS_FILTER_MIN_WAIT,
+				STARVD_A_TASKS_TASK, STARVD_A_CPUS_CURR, STARVD_A_CPUS_CPU,
 			};
 			struct msg inner;
 
@@ -507,18 +514,18 @@ static void build(struct worker *w, enum cat c, struct msg *m, struct exp *e)
 		exp_init(e, c, W_ERR, -EINVAL);
 		any_command(w, m);
 		if (chance(w, 50))
-			add_valid_filters(w, m, e);
+			add_valid_filters(w, m, e, true);
 		e->filter_cpu = -1;
 		m_random_bytes(w, junk, sizeof(junk));
 		switch (below(w, 3)) {
 		case 0:		/* nla_len below the attribute header */
-			m_attr_raw(m, STARVD_A_FILTER_MIN_WAIT, below(w, 4),
+			m_attr_raw(m, STARVD_A_TASKS_FILTER_MIN_WAIT, below(w, 4),
 				   junk, 8);
 			break;
 		case 1:		/* nla_len past the end of the message */
 			n = below(w, 12);
-			m_attr_raw(m, chance(w, 50) ? STARVD_A_FILTER_CPU :
-				   STARVD_A_FILTER_MIN_WAIT,
+			m_attr_raw(m, chance(w, 50) ? STARVD_A_TASKS_FILTER_CPU :
+				   STARVD_A_TASKS_FILTER_MIN_WAIT,
 				   NLA_HDRLEN + NLA_ALIGN(n) + 1 +
 				   below(w, 200), junk, n);
 			break;
@@ -681,25 +688,25 @@ static int on_task_attr(const struct nlattr *a, const void *d, size_t len,
 	struct task_seen *t = arg;
 
 	switch (a->nla_type) {
-	case STARVD_TASK_A_TID:
+	case STARVD_A_TASK_TID:
 		t->tid = len == 4;
 		break;
-	case STARVD_TASK_A_CPU:
+	case STARVD_A_TASK_CPU:
 		t->cpu = len == 4;
 		if (t->cpu)
 			memcpy(&t->cpu_v, d, 4);
 		break;
-	case STARVD_TASK_A_STATE:
+	case STARVD_A_TASK_STATE:
 		t->state = len == 4;
 		if (t->state)
 			memcpy(&t->state_v, d, 4);
 		break;
-	case STARVD_TASK_A_WAIT:
+	case STARVD_A_TASK_WAIT:
 		if (len != 8)
 			return -1;
 		memcpy(&t->wait, d, 8);
 		break;
-	case STARVD_TASK_A_COMM:
+	case STARVD_A_TASK_COMM:
 		if (!len || memchr(d, 0, len) == NULL)
 			return -1;
 		break;
@@ -721,34 +728,34 @@ static int on_attr(const struct nlattr *a, const void *d, size_t len,
 	struct msg_seen *s = arg;
 
 	switch (a->nla_type & NLA_TYPE_MASK) {
-	case STARVD_A_READ_TIME:
+	case STARVD_A_TASKS_READ_TIME:
 		if (len != 8)
 			return -1;
 		s->time = true;
 		memcpy(&s->time_v, d, 8);
 		break;
-	case STARVD_A_CPU:
+	case STARVD_A_CPUS_CPU:
 		if (len != 4)
 			return -1;
 		s->cpu = true;
 		memcpy(&s->cpu_v, d, 4);
 		break;
-	case STARVD_A_ABI_VERSION:
+	case STARVD_A_INFO_ABI_VERSION:
 		s->abi = len == 4;
 		if (s->abi)
 			memcpy(&s->abi_v, d, 4);
 		break;
-	case STARVD_A_NR_CPUS:
+	case STARVD_A_INFO_NR_CPUS:
 		s->nr_cpus = len == 4;
 		if (s->nr_cpus)
 			memcpy(&s->nr_cpus_v, d, 4);
 		break;
-	case STARVD_A_TASK:
+	case STARVD_A_TASKS_TASK:
 		s->task = true;
 		if (walk_attrs(d, len, on_task_attr, &s->task_v))
 			s->task_bad = true;
 		break;
-	case STARVD_A_CURR:
+	case STARVD_A_CPUS_CURR:
 		if (walk_attrs(d, len, NULL, NULL))
 			return -1;
 		break;
@@ -1205,8 +1212,8 @@ static int resolve(int fd, uint8_t *buf)
 	m_gh(&m)->cmd = CTRL_CMD_GETFAMILY;
 	m_gh(&m)->version = 1;
 	m.len = NLMSG_HDRLEN + GENL_HDRLEN;
-	m_attr(&m, CTRL_ATTR_FAMILY_NAME, STARVD_GENL_NAME,
-	       sizeof(STARVD_GENL_NAME));
+	m_attr(&m, CTRL_ATTR_FAMILY_NAME, STARVD_FAMILY_NAME,
+	       sizeof(STARVD_FAMILY_NAME));
 	m_end(&m);
 	if (sendto(fd, m.b, m.len, 0, (void *)&sa, sizeof(sa)) < 0)
 		return -errno;
@@ -1260,7 +1267,7 @@ static bool check_one(struct worker *w, int which, const char *what,
 	valid_request(w, &m, &e, which);
 	if (which) {	/* dumps without filters: everything */
 		m_init(&m, which == 1 ? STARVD_CMD_GET_TASKS :
-		       STARVD_CMD_GET_CPUS, NLM_F_DUMP, STARVD_GENL_VERSION);
+		       STARVD_CMD_GET_CPUS, NLM_F_DUMP, STARVD_FAMILY_VERSION);
 		m_end(&m);
 		e.filter_cpu = -1;
 		e.min_wait = 0;
@@ -1373,7 +1380,7 @@ int main(int argc, char **argv)
 	if (!w.buf || resolve(w.fd, w.buf)) {
 		fprintf(stderr,
 			"nlfuzz: generic netlink family '%s' not found: load the module first (modprobe starvd)\n",
-			STARVD_GENL_NAME);
+			STARVD_FAMILY_NAME);
 		return 2;
 	}
 	/* The module's CPU count, for the checks. */

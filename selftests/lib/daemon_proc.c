@@ -9,20 +9,46 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "daemon_proc.h"
 #include "sched_attr.h"
 #include "util.h"
 
+/*
+ * Where starvd and starvctl are: $STARVD_BIN_DIR; else the test's own
+ * directory when they were installed next to it (a kselftest install,
+ * selftests/kselftest.mk); else ../user.
+ */
+static const char *bin_dir(void)
+{
+	static char dir[512];
+	const char *env = getenv("STARVD_BIN_DIR");
+	char probe[600], *slash;
+	ssize_t n;
+
+	if (env)
+		return env;
+	if (!dir[0]) {
+		n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+		slash = n > 0 ? memrchr(dir, '/', n) : NULL;
+		if (slash)
+			*slash = '\0';
+		snprintf(probe, sizeof(probe), "%s/starvd", dir);
+		if (!slash || access(probe, X_OK))
+			snprintf(dir, sizeof(dir), "../user");
+	}
+	return dir;
+}
+
 const char *bin_path(const char *name)
 {
 	static char path[4][512];
 	static int slot;
-	const char *dir = getenv("STARVD_BIN_DIR");
 	char *p = path[slot++ % 4];
 
-	snprintf(p, sizeof(path[0]), "%s/%s", dir ? dir : "../user", name);
+	snprintf(p, sizeof(path[0]), "%s/%s", bin_dir(), name);
 	return p;
 }
 
@@ -45,8 +71,30 @@ int daemon_start(struct daemon_proc *d, const char *const *args)
 	return daemon_start_as(d, args, &rt);
 }
 
+static int start(struct daemon_proc *d, const char *const *args,
+		 const struct sched_attr *attr, bool pinned,
+		 const char *err_path);
+
 int daemon_start_as(struct daemon_proc *d, const char *const *args,
 		    const struct sched_attr *attr)
+{
+	return start(d, args, attr, true, NULL);
+}
+
+int daemon_start_unpinned(struct daemon_proc *d, const char *const *args,
+			  const char *err_path)
+{
+	struct sched_attr other = {
+		.size = sizeof(other),
+		.sched_policy = SCHED_OTHER,
+	};
+
+	return start(d, args, &other, false, err_path);
+}
+
+static int start(struct daemon_proc *d, const char *const *args,
+		 const struct sched_attr *attr, bool pinned,
+		 const char *err_path)
 {
 	const char *argv[64], *mode = getenv("STARVD_TEST_BPF_MODE");
 	int out[2], err[2], n = 0;
@@ -58,13 +106,16 @@ int daemon_start_as(struct daemon_proc *d, const char *const *args,
 	 * final "starvd --restore", to put back.
 	 */
 	snprintf(d->run_dir, sizeof(d->run_dir), "%s", TEST_RUN_DIR);
-	argv[n++] = bin_path("starvd");
+	/* test_stalld_compat runs it through a "stalld" link. */
+	argv[n++] = getenv("STARVD_TEST_DAEMON") ?: bin_path("starvd");
 	argv[n++] = "-f";
 	argv[n++] = "--json";
 	argv[n++] = "--run-dir";
 	argv[n++] = d->run_dir;
-	argv[n++] = "-a";
-	argv[n++] = "0";
+	if (pinned) {
+		argv[n++] = "-a";
+		argv[n++] = "0";
+	}
 	argv[n++] = "-b";
 	argv[n++] = test_backend();
 	if (mode && *mode && strcmp(test_backend(), "bpf") == 0) {
@@ -83,7 +134,23 @@ int daemon_start_as(struct daemon_proc *d, const char *const *args,
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		if (attr)
 			sched_setattr_tid(0, attr);
+		if (!pinned) {
+			cpu_set_t all;
+			int c;
+
+			/* Whatever the test process is pinned to. */
+			CPU_ZERO(&all);
+			for (c = 0; c < CPU_SETSIZE; c++)
+				CPU_SET(c, &all);
+			sched_setaffinity(0, sizeof(all), &all);
+		}
 		dup2(out[1], STDOUT_FILENO);
+		if (err_path) {
+			int fd = open(err_path, O_WRONLY | O_NOCTTY);
+
+			if (fd >= 0)
+				dup2(fd, err[1]);
+		}
 		dup2(err[1], STDERR_FILENO);
 		execv(argv[0], (char **)argv);
 		fprintf(stderr, "cannot run %s: %s\n", argv[0],
@@ -188,6 +255,36 @@ bool daemon_wait_output(struct daemon_proc *d, const char *s, int ms)
 	return daemon_output_has(d, s);
 }
 
+/*
+ * Where a daemon that outlived its stop timeout is, for the test's log:
+ * each thread's state, wait channel and kernel stack (root can read them),
+ * and the last lines it printed. A daemon must stop promptly: this says
+ * whether it was starvd's code or the kernel that held it.
+ */
+static void daemon_explain(struct daemon_proc *d, int sig, int timeout_ms)
+{
+	const char *const what[] = { "stat", "wchan", "stack" };
+	char path[96], buf[4096];
+	const char *tail;
+	size_t i;
+	ssize_t n;
+	int fd;
+
+	fprintf(stderr, "# starvd (pid %d) still running %d ms after signal %d:\n",
+		(int)d->pid, timeout_ms, sig);
+	for (i = 0; i < sizeof(what) / sizeof(what[0]); i++) {
+		snprintf(path, sizeof(path), "/proc/%d/%s", (int)d->pid, what[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		buf[n > 0 ? n : 0] = 0;
+		fprintf(stderr, "#   %s: %s\n", what[i], n > 0 ? buf : "(unreadable)");
+	}
+	tail = strlen(d->err) > 1024 ? d->err + strlen(d->err) - 1024 : d->err;
+	fprintf(stderr, "#   its stderr ends with:\n%s\n", tail);
+}
+
 int daemon_stop(struct daemon_proc *d, int sig, int timeout_ms)
 {
 	uint64_t end = now_ns() + (uint64_t)timeout_ms * NSEC_PER_MSEC;
@@ -197,11 +294,22 @@ int daemon_stop(struct daemon_proc *d, int sig, int timeout_ms)
 		return -1;
 	kill(d->pid, sig);
 	while (now_ns() < end) {
-		pump(d, 10);
+		bool more = pump(d, 10);
+
 		if (waitpid(d->pid, &status, WNOHANG) == d->pid)
 			break;
+		/*
+		 * Its output ended (it closed its pipes on the way out): poll
+		 * returns at once from now on. Without a sleep this loop spins,
+		 * and a test running above starvd's priority on starvd's CPU
+		 * keeps it from finishing its exit ("still running 5000 ms
+		 * after signal 15", stuck in task_work_run in state R).
+		 */
+		if (!more)
+			usleep(10000);
 	}
 	if (now_ns() >= end) {
+		daemon_explain(d, sig, timeout_ms);
 		kill(d->pid, SIGKILL);
 		waitpid(d->pid, &status, 0);
 		status = -1;
@@ -215,9 +323,12 @@ int daemon_stop(struct daemon_proc *d, int sig, int timeout_ms)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-int run_capture_as(const char *const *argv, char *out, size_t len,
-		   void (*setup)(void *arg), void *arg)
+int run_capture_for(const char *const *argv, char *out, size_t len,
+		    void (*setup)(void *arg), void *arg, int term_after_ms)
 {
+	struct pollfd pfd = { .events = POLLIN };
+	bool termed = term_after_ms <= 0;
+	struct timespec t0, t;
 	int fds[2], status;
 	size_t off = 0;
 	ssize_t n;
@@ -239,14 +350,46 @@ int run_capture_as(const char *const *argv, char *out, size_t len,
 		_exit(127);
 	}
 	close(fds[1]);
-	while (off + 1 < len &&
-	       (n = read(fds[0], out + off, len - 1 - off)) > 0)
+	pfd.fd = fds[0];
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (off + 1 < len) {
+		int left = -1, r;
+
+		if (!termed) {
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			left = term_after_ms - (int)((t.tv_sec - t0.tv_sec) *
+				1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+			if (left < 0)
+				left = 0;
+		}
+		r = poll(&pfd, 1, left);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0) {
+			/* Time is up: ask it to stop, then read to EOF. */
+			kill(pid, SIGTERM);
+			termed = true;
+			continue;
+		}
+		n = read(fds[0], out + off, len - 1 - off);
+		if (n <= 0)
+			break;
 		off += n;
+	}
 	out[off] = '\0';
 	close(fds[0]);
+	if (!termed)
+		kill(pid, SIGTERM);
 	waitpid(pid, &status, 0);
 	return WIFEXITED(status) ? WEXITSTATUS(status) :
 				   128 + WTERMSIG(status);
+}
+
+int run_capture_as(const char *const *argv, char *out, size_t len,
+		   void (*setup)(void *arg), void *arg)
+{
+	return run_capture_for(argv, out, len, setup, arg, 0);
 }
 
 int run_capture(const char *const *argv, char *out, size_t len)

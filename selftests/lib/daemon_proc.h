@@ -22,13 +22,19 @@ struct daemon_proc {
 };
 
 /*
- * Start "starvd -f --json --run-dir <tmp> -a 0 -b <STARVD_TEST_BACKEND>
+ * Start "starvd ($STARVD_TEST_DAEMON if set) -f --json --run-dir <tmp> -a 0 -b <STARVD_TEST_BACKEND>
  * [--bpf-mode <STARVD_TEST_BPF_MODE>] <args...>" (NULL-terminated).
  */
 int daemon_start(struct daemon_proc *d, const char *const *args);
 /* The same with the daemon's scheduling attributes (NULL: inherited). */
 int daemon_start_as(struct daemon_proc *d, const char *const *args,
 		    const struct sched_attr *attr);
+/*
+ * As a user starts it by hand: no -a, SCHED_OTHER, so starvd chooses its
+ * own policy; stderr to @err_path (e.g. /dev/console) unless NULL.
+ */
+int daemon_start_unpinned(struct daemon_proc *d, const char *const *args,
+			  const char *err_path);
 /*
  * Wait up to @timeout_ms for the next JSON event named @event (any event
  * if NULL; and for @tid if non-zero); copies the line to @line. 0 or -ETIMEDOUT.
@@ -46,6 +52,12 @@ int run_capture(const char *const *argv, char *out, size_t len);
 /* The same, calling @setup(@arg) in the child before the exec. */
 int run_capture_as(const char *const *argv, char *out, size_t len,
 		   void (*setup)(void *arg), void *arg);
+/*
+ * The same, sending SIGTERM once it has run @term_after_ms (none if 0),
+ * without an external timeout(1): host binaries do not run in every guest.
+ */
+int run_capture_for(const char *const *argv, char *out, size_t len,
+		    void (*setup)(void *arg), void *arg, int term_after_ms);
 #define RUN(out, ...) ({ \
 	const char *const _argv[] = { __VA_ARGS__, NULL }; \
 	run_capture(_argv, out, sizeof(out)); \
@@ -65,7 +77,10 @@ int64_t json_int(const char *line, const char *key);
 /* String value of "key": copied into buf ("" if missing). */
 void json_str(const char *line, const char *key, char *buf, size_t len);
 
-/* Path of the binaries under test: $STARVD_BIN_DIR or ../user. */
+/*
+ * Path of the binaries under test: $STARVD_BIN_DIR, the test's own
+ * directory if starvd is there (kselftest install), or ../user.
+ */
 const char *bin_path(const char *name);
 /* "bpf" or "netlink", from $STARVD_TEST_BACKEND. */
 const char *test_backend(void);

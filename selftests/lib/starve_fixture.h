@@ -51,6 +51,13 @@ FIXTURE_SETUP(starve)
 	self->cpu = test_cpu();
 	if (self->cpu == 0)
 		SKIP(return, "needs two CPUs");
+	/* What the kernel cannot do (the kselftest config lists them). */
+	if (!strcmp(test_backend(), "bpf") &&
+	    access("/sys/kernel/btf/vmlinux", R_OK))
+		SKIP(return, "the kernel has no BTF (CONFIG_DEBUG_INFO_BTF): the BPF backend cannot load");
+	if (!strcmp(test_backend(), "netlink") &&
+	    access("/sys/module/starvd", F_OK))
+		SKIP(return, "the netlink backend needs the starvd module: modprobe starvd");
 	ASSERT_EQ(0, rt_throttle_off(&self->saved_rt));
 	self->rt_changed = true;
 	self->d = calloc(1, sizeof(*self->d));

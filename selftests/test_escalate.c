@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Progress-aware boosts (user/escalate.c): what counts as progress, how
+ * the runtime grows, where it stops, when it comes back; the context
+ * switch count of a boost never wraps (issue 12: "18446744073709551613
+ * context switches"); the SCHED_DEADLINE overrun debt; the HRTICK_DL
+ * feature parser (user/hrtick.c).
+ */
+#include "kselftest_harness.h"
+
+#include "escalate.h"
+#include "hrtick.h"
+#include "util.h"
+
+#define BASE	(20 * NSEC_PER_USEC)
+#define PERIOD	NSEC_PER_SEC
+
+static const struct escalate_policy on = {
+	.enabled = true, .base_ns = BASE, .cap_ns = 50 * NSEC_PER_MSEC,
+};
+
+static struct progress_sample sample(uint64_t exec, uint64_t pcount,
+				     uint64_t nvcsw, uint64_t nivcsw)
+{
+	return (struct progress_sample) {
+		.valid = true, .exec_ns = exec, .pcount = pcount,
+		.nvcsw = nvcsw, .nivcsw = nivcsw,
+	};
+}
+
+TEST(ran_and_blocked_is_progress)
+{
+	struct progress_sample a = sample(1000, 5, 3, 2);
+	struct progress_sample b = sample(9000, 7, 4, 3);
+	struct boost_delta d = progress_delta(&a, &b);
+
+	EXPECT_EQ(OUTCOME_PROGRESS, d.outcome);
+	EXPECT_EQ(2, d.switches);
+	EXPECT_EQ(8000, d.ran_ns);
+}
+
+TEST(never_ran_is_no_progress)
+{
+	struct progress_sample a = sample(1000, 5, 3, 2);
+	struct boost_delta d = progress_delta(&a, &a);
+
+	EXPECT_EQ(OUTCOME_NO_PROGRESS, d.outcome);
+	EXPECT_EQ(0, d.switches);
+}
+
+TEST(ran_but_preempted_is_no_progress)
+{
+	/* Throttled at the end of its runtime before it could block. */
+	struct progress_sample a = sample(1000, 5, 3, 2);
+	struct progress_sample b = sample(21000, 6, 3, 3);
+
+	EXPECT_EQ(OUTCOME_NO_PROGRESS, progress_delta(&a, &b).outcome);
+	EXPECT_EQ(1, progress_delta(&a, &b).switches);
+}
+
+/* Issue 12: a task gone at the end read as 0 and the count wrapped. */
+TEST(gone_at_the_end_never_wraps)
+{
+	struct progress_sample a = sample(1000, 5, 2, 1);
+	struct progress_sample gone = { .valid = false };
+	struct boost_delta d = progress_delta(&a, &gone);
+
+	EXPECT_EQ(OUTCOME_UNKNOWN, d.outcome);
+	EXPECT_EQ(0, d.switches);
+	EXPECT_EQ(0, d.ran_ns);
+}
+
+TEST(smaller_counts_are_another_task)
+{
+	struct progress_sample a = sample(1000, 5, 2, 3);
+	struct progress_sample b = sample(2000, 6, 2, 0);
+	struct boost_delta d = progress_delta(&a, &b);
+
+	EXPECT_EQ(OUTCOME_UNKNOWN, d.outcome);
+	EXPECT_EQ(0, d.switches);
+}
+
+TEST(no_progress_doubles)
+{
+	EXPECT_EQ(2 * BASE, escalate_next(&on, BASE, OUTCOME_NO_PROGRESS));
+	EXPECT_EQ(4 * BASE, escalate_next(&on, 2 * BASE,
+					  OUTCOME_NO_PROGRESS));
+}
+
+TEST(progress_keeps_the_runtime)
+{
+	EXPECT_EQ(BASE, escalate_next(&on, BASE, OUTCOME_PROGRESS));
+	EXPECT_EQ(8 * BASE, escalate_next(&on, 8 * BASE, OUTCOME_PROGRESS));
+}
+
+TEST(unknown_goes_back_to_base)
+{
+	EXPECT_EQ(BASE, escalate_next(&on, 8 * BASE, OUTCOME_UNKNOWN));
+	EXPECT_EQ(BASE, escalate_next(&on, 0, OUTCOME_NO_PROGRESS));
+}
+
+TEST(never_above_the_cap)
+{
+	uint64_t rt = BASE;
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		rt = escalate_next(&on, rt, OUTCOME_NO_PROGRESS);
+		ASSERT_LE(rt, on.cap_ns);
+	}
+	/* It reaches the cap exactly, not the last doubling below it. */
+	EXPECT_EQ(on.cap_ns, rt);
+	EXPECT_EQ(on.cap_ns, escalate_next(&on, on.cap_ns,
+					   OUTCOME_PROGRESS));
+}
+
+TEST(off_is_stalld)
+{
+	struct escalate_policy off = on;
+
+	off.enabled = false;
+	EXPECT_EQ(BASE, escalate_next(&off, BASE, OUTCOME_NO_PROGRESS));
+	EXPECT_EQ(BASE, escalate_next(&off, 8 * BASE, OUTCOME_NO_PROGRESS));
+}
+
+TEST(default_cap_is_the_fair_servers_share)
+{
+	EXPECT_EQ(50 * NSEC_PER_MSEC, escalate_default_cap(BASE, PERIOD));
+	/* Never below what -r asks for. */
+	EXPECT_EQ(100 * NSEC_PER_MSEC,
+		  escalate_default_cap(100 * NSEC_PER_MSEC, PERIOD));
+}
+
+TEST(decay_once_it_keeps_up)
+{
+	uint64_t end = 1000 * NSEC_PER_SEC, win = 5 * NSEC_PER_SEC;
+
+	EXPECT_FALSE(escalate_kept_up(end, end, win));
+	EXPECT_FALSE(escalate_kept_up(end, end + win - 1, win));
+	EXPECT_TRUE(escalate_kept_up(end, end + win, win));
+	/* A clock read before the end is not "kept up". */
+	EXPECT_FALSE(escalate_kept_up(end, end - 1, win));
+}
+
+TEST(overrun_debt)
+{
+	uint64_t t0 = 1000 * NSEC_PER_SEC, end = t0 + 3 * NSEC_PER_SEC;
+
+	/* 3 periods of 20 us: no debt. */
+	EXPECT_EQ(0, dl_debt_until(t0, end, 60000, BASE, PERIOD));
+	/* 3.8 ms over 3 s: 190 periods, the deadline 190 s after the start. */
+	EXPECT_EQ(t0 + 190 * PERIOD,
+		  dl_debt_until(t0, end, 3800000, BASE, PERIOD));
+	/* A partial period counts. */
+	EXPECT_EQ(t0 + 191 * PERIOD,
+		  dl_debt_until(t0, end, 3800001, BASE, PERIOD));
+	/* Never ran: nothing owed. */
+	EXPECT_EQ(0, dl_debt_until(t0, end, 0, BASE, PERIOD));
+}
+
+TEST(sched_features_parser)
+{
+	const char *f = "GENTLE_FAIR_SLEEPERS START_DEBIT NO_HRTICK NO_HRTICK_DL DOUBLE_TICK";
+
+	EXPECT_EQ(0, sched_feature_on(f, "HRTICK_DL"));
+	EXPECT_EQ(0, sched_feature_on(f, "HRTICK"));
+	EXPECT_EQ(1, sched_feature_on(f, "START_DEBIT"));
+	EXPECT_EQ(1, sched_feature_on("HRTICK_DL NO_HRTICK", "HRTICK_DL"));
+	EXPECT_EQ(-1, sched_feature_on(f, "HRTICK_D"));
+	EXPECT_EQ(-1, sched_feature_on("", "HRTICK_DL"));
+}
+
+TEST_HARNESS_MAIN

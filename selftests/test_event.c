@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Events rendered once (user/event.c, user/json.c): every JSON line parses
+ * whatever bytes a comm holds, each event carries the task the same way
+ * and the fields user/event.h lists, and the text lines keep the words
+ * stalld's scrapers match.
+ */
+#include <sched.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "kselftest_harness.h"
+
+#include "event.h"
+#include "json.h"
+#include "log.h"
+#include "util.h"
+
+/* Quote, backslash, newline, DEL, a lone byte, an overlong '/', é. */
+static const char nasty[] = "a\"b\\c\nd\x7f\xff\xc0\xaf\xc3\xa9";
+
+static struct starvd_task task(const char *comm)
+{
+	struct starvd_task t = {
+		.tid = 212, .tgid = 212, .cpu = 1, .prio = 120,
+		.policy = SCHED_OTHER, .state = STARVD_TASK_WAITING,
+		.wait_ns = 20004000000ULL,
+	};
+
+	snprintf(t.comm, sizeof(t.comm), "%s", comm);
+	return t;
+}
+
+static const struct starvd_task hog = {
+	.tid = 4051, .tgid = 4051, .cpu = 1, .prio = 49,
+	.policy = SCHED_FIFO, .comm = "dpdk-worker",
+};
+
+/*
+ * Parse @s as strict JSON whose strings must be valid UTF-8 (json-c's own
+ * validator, not ours); NULL if it does not parse.
+ */
+static struct json_object *parse_strict(const char *s)
+{
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *o;
+
+	if (!tok)
+		return NULL;
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
+			       JSON_TOKENER_VALIDATE_UTF8);
+	o = json_tokener_parse_ex(tok, s, strlen(s) + 1);
+	json_tokener_free(tok);
+	return o;
+}
+
+/* Render @ev as JSON and parse it back; NULL if it does not parse. */
+static struct json_object *parse(const struct event *ev)
+{
+	char buf[LOG_JSON_LEN];
+
+	if (event_json(ev, 12345, buf, sizeof(buf)))
+		return NULL;
+	return parse_strict(buf);
+}
+
+static const char *str(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static int64_t num(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v))
+		return -999999;
+	return json_object_get_int64(v);
+}
+
+/* Every event: its name, the time, and the task json_put_task() names. */
+static void expect_common(struct __test_metadata *_metadata,
+			  struct json_object *o, const char *name)
+{
+	ASSERT_TRUE(o != NULL);
+	EXPECT_STREQ(name, str(o, "event"));
+	EXPECT_EQ(12345, num(o, "time_ns"));
+	EXPECT_EQ(212, num(o, "tid"));
+	EXPECT_EQ(212, num(o, "tgid"));
+	EXPECT_EQ(1, num(o, "cpu"));
+	EXPECT_TRUE(str(o, "comm") != NULL);
+	EXPECT_TRUE(str(o, "policy") != NULL);
+	EXPECT_NE(-999999, num(o, "priority"));
+}
+
+TEST(utf8_sanitize_keeps_valid_replaces_invalid)
+{
+	char out[64];
+
+	utf8_sanitize("kworker/1:2", out, sizeof(out));
+	EXPECT_STREQ("kworker/1:2", out);
+	utf8_sanitize("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", out, sizeof(out));
+	EXPECT_STREQ("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", out);
+	/* A lone continuation, a truncated sequence, an overlong '/'. */
+	utf8_sanitize("a\x80" "b\xe2\x82" "c\xc0\xaf", out, sizeof(out));
+	EXPECT_STREQ("a\xef\xbf\xbd" "b\xef\xbf\xbd\xef\xbf\xbd"
+		     "c\xef\xbf\xbd\xef\xbf\xbd", out);
+	/* UTF-16 surrogates and code points past U+10FFFF. */
+	utf8_sanitize("\xed\xa0\x80\xf4\x90\x80\x80", out, sizeof(out));
+	EXPECT_TRUE(strstr(out, "\xed\xa0") == NULL);
+	EXPECT_TRUE(strstr(out, "\xf4\x90") == NULL);
+	/* Cut to the buffer, never inside a sequence. */
+	utf8_sanitize("ab\xc3\xa9", out, 4);
+	EXPECT_STREQ("ab", out);
+}
+
+TEST(every_byte_of_a_comm_parses)
+{
+	struct starvd_task t;
+	struct json_object *o;
+	char comm[2] = "";
+	struct event ev = { .kind = EVENT_IGNORED };
+	int c;
+
+	for (c = 1; c < 256; c++) {
+		comm[0] = c;
+		t = task(comm);
+		ev.task = t;
+		o = parse(&ev);
+		ASSERT_TRUE(o != NULL) TH_LOG("comm byte 0x%02x", c);
+		EXPECT_STREQ(c < 0x80 ? comm : "\xef\xbf\xbd",
+			     str(o, "comm"));
+		json_object_put(o);
+	}
+}
+
+TEST(starving)
+{
+	struct event ev = {
+		.kind = EVENT_STARVING, .task = task(nasty),
+		.starving = { .read_time_ns = 30000000000ULL, .holder = &hog,
+			      .stack = "worker_thread <- kthread" },
+	};
+	struct json_object *o = parse(&ev), *h;
+	char text[LOG_TEXT_LEN];
+
+	expect_common(_metadata, o, "starving");
+	EXPECT_STREQ("a\"b\\c\nd\x7f\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xc3\xa9",
+		     str(o, "comm"));
+	EXPECT_EQ(20004000000LL, num(o, "wait_ns"));
+	EXPECT_EQ(30000000000LL - 20004000000LL, num(o, "wait_start_ns"));
+	EXPECT_EQ(30000000000LL, num(o, "read_time_ns"));
+	EXPECT_STREQ("worker_thread <- kthread", str(o, "stack"));
+	ASSERT_TRUE(json_object_object_get_ex(o, "holder", &h));
+	EXPECT_EQ(4051, num(h, "tid"));
+	EXPECT_STREQ("SCHED_FIFO", str(h, "policy"));
+	EXPECT_EQ(50, num(h, "priority"));
+	json_object_put(o);
+
+	ev.task = task("kworker/1:2");
+	event_text(&ev, text, sizeof(text));
+	EXPECT_STREQ("kworker/1:2-212 starved on CPU 1 for 20 seconds (waited 20.004 s, behind dpdk-worker-4051, SCHED_FIFO 50) stack: worker_thread <- kthread",
+		     text);
+
+	ev.starving.holder = NULL;
+	o = parse(&ev);
+	ASSERT_TRUE(o != NULL);
+	ASSERT_TRUE(json_object_object_get_ex(o, "holder", &h));
+	EXPECT_TRUE(h == NULL);
+	json_object_put(o);
+}
+
+TEST(ignored)
+{
+	struct event ev = {
+		.kind = EVENT_IGNORED, .task = task("ksoftirqd/1"),
+		.ignored.process = "kthreadd",
+	};
+	struct json_object *o = parse(&ev);
+	char text[LOG_TEXT_LEN];
+
+	expect_common(_metadata, o, "ignored");
+	EXPECT_STREQ("processes", str(o, "list"));
+	EXPECT_STREQ("kthreadd", str(o, "process"));
+	json_object_put(o);
+	event_text(&ev, text, sizeof(text));
+	EXPECT_STREQ("Ignoring the thread ksoftirqd/1 (spawned by kthreadd) from consideration for boosting",
+		     text);
+}
+
+TEST(boost_deadline_and_fifo)
+{
+	struct sched_attr dl = {
+		.sched_policy = SCHED_DEADLINE, .sched_runtime = 20000,
+		.sched_period = 1000000000,
+	};
+	struct sched_attr fifo = {
+		.sched_policy = SCHED_FIFO, .sched_priority = 51,
+	};
+	struct event ev = {
+		.kind = EVENT_BOOST, .task = task("kworker/1:2"),
+		.boost = { .applied = &dl, .runtime_ns = 20000,
+			   .period_ns = NSEC_PER_SEC,
+			   .duration_ns = 3 * NSEC_PER_SEC },
+	};
+	struct json_object *o = parse(&ev);
+	char text[LOG_TEXT_LEN];
+
+	expect_common(_metadata, o, "boost");
+	EXPECT_STREQ("SCHED_DEADLINE", str(o, "policy"));
+	EXPECT_EQ(20000, num(o, "runtime_ns"));
+	EXPECT_EQ(NSEC_PER_SEC, num(o, "period_ns"));
+	EXPECT_EQ(3 * NSEC_PER_SEC, num(o, "duration_ns"));
+	json_object_put(o);
+	event_text(&ev, text, sizeof(text));
+	EXPECT_STREQ("boosted pid 212 (kworker/1:2) (cpu 1) using SCHED_DEADLINE (20us/1s for 3s)",
+		     text);
+
+	ev.boost.applied = &fifo;
+	o = parse(&ev);
+	ASSERT_TRUE(o != NULL);
+	EXPECT_STREQ("SCHED_FIFO", str(o, "policy"));
+	EXPECT_EQ(51, num(o, "priority"));
+	json_object_put(o);
+	event_text(&ev, text, sizeof(text));
+	EXPECT_STREQ("boosted pid 212 (kworker/1:2) (cpu 1) using SCHED_FIFO (priority 51 for 20us every 1s, for 3s)",
+		     text);
+}
+
+TEST(escalate_and_deescalate)
+{
+	struct event ev = {
+		.kind = EVENT_ESCALATE, .task = task("irq/25-virtio0"),
+		.escalate = { .runtime_ns = 40000, .previous_ns = 20000,
+			      .base_ns = 20000, .cap_ns = 50000000,
+			      .period_ns = NSEC_PER_SEC },
+	};
+	struct json_object *o = parse(&ev);
+	char text[LOG_TEXT_LEN];
+
+	expect_common(_metadata, o, "escalate");
+	EXPECT_EQ(40000, num(o, "runtime_ns"));
+	EXPECT_EQ(20000, num(o, "previous_runtime_ns"));
+	EXPECT_EQ(20000, num(o, "base_runtime_ns"));
+	EXPECT_EQ(50000000, num(o, "cap_ns"));
+	json_object_put(o);
+	event_text(&ev, text, sizeof(text));
+	EXPECT_STREQ("escalating pid 212 (irq/25-virtio0) (cpu 1): its last boost (20us/1s) ended before it could block; this one gets 40us/1s (cap 50ms)",
+		     text);
+
+	ev.kind = EVENT_DEESCALATE;
+	ev.deescalate.runtime_ns = 20000;
+	o = parse(&ev);
+	expect_common(_metadata, o, "deescalate");
+	EXPECT_EQ(20000, num(o, "runtime_ns"));
+	json_object_put(o);
+	event_text(&ev, text, sizeof(text));
+	EXPECT_STREQ("pid 212 (irq/25-virtio0) keeps up without boosts: its next boost gets the configured 20us again",
+		     text);
+}
+
+TEST(restore)
+{
+	struct sched_attr saved = {
+		.sched_policy = SCHED_OTHER, .sched_nice = -5,
+	};
+	struct boost_delta d = {
+		.outcome = OUTCOME_PROGRESS, .switches = 4, .ran_ns = 15000,
+	};
+	struct event ev = {
+		.kind = EVENT_RESTORE, .task = task(nasty),
+		.restore = { .saved = &saved, .delta = &d, .runtime_ns = 20000,
+			     .reason = "boost over" },
+	};
+	struct json_object *o = parse(&ev);
+	char text[LOG_TEXT_LEN];
+
+	expect_common(_metadata, o, "restore");
+	EXPECT_STREQ("SCHED_OTHER", str(o, "policy"));
+	EXPECT_EQ(-5, num(o, "priority"));
+	EXPECT_EQ(-5, num(o, "nice"));
+	EXPECT_EQ(4, num(o, "switches"));
+	EXPECT_EQ(15000, num(o, "ran_ns"));
+	EXPECT_EQ(20000, num(o, "runtime_ns"));
+	EXPECT_STREQ("progress", str(o, "outcome"));
+	EXPECT_STREQ("boost over", str(o, "reason"));
+	json_object_put(o);
+
+	ev.task = task("kworker/1:2");
+	event_text(&ev, text, sizeof(text));
+	EXPECT_STREQ("restored pid 212 (kworker/1:2) to SCHED_OTHER nice -5 (boost over; 4 context switches during the boost)",
+		     text);
+	d.outcome = OUTCOME_NO_PROGRESS;
+	d.switches = 0;
+	event_text(&ev, text, sizeof(text));
+	EXPECT_STREQ("restored pid 212 (kworker/1:2) to SCHED_OTHER nice -5 (boost over; 0 context switches during the boost, never blocked)",
+		     text);
+	d.outcome = OUTCOME_UNKNOWN;
+	o = parse(&ev);
+	ASSERT_TRUE(o != NULL);
+	EXPECT_STREQ("unknown", str(o, "outcome"));
+	json_object_put(o);
+	event_text(&ev, text, sizeof(text));
+	EXPECT_STREQ("restored pid 212 (kworker/1:2) to SCHED_OTHER nice -5 (boost over; it exited as the boost ended)",
+		     text);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "event.h"
+#include "json.h"
+#include "log.h"
+#include "report.h"
+#include "util.h"
+
+static const char *const names[] = {
+	[EVENT_STARVING] = "starving", [EVENT_IGNORED] = "ignored",
+	[EVENT_BOOST] = "boost", [EVENT_ESCALATE] = "escalate",
+	[EVENT_DEESCALATE] = "deescalate", [EVENT_RESTORE] = "restore",
+};
+
+static const char *outcome_name(enum boost_outcome o)
+{
+	return o == OUTCOME_PROGRESS ? "progress" :
+	       o == OUTCOME_NO_PROGRESS ? "no_progress" : "unknown";
+}
+
+/* stalld's line, then what stalld cannot tell: the exact wait, whom. */
+static void starving_text(const struct event *ev, char *buf, size_t len)
+{
+	const struct starvd_task *t = &ev->task, *h = ev->starving.holder;
+	const char *stack = ev->starving.stack;
+	char behind[96] = "";
+
+	if (h && h->tid)
+		format_holder(h, behind, sizeof(behind));
+	snprintf(buf, len,
+		 "%s-%u starved on CPU %d for %llu seconds (waited %.3f s%s%s)%s%s%s",
+		 t->comm, t->tid, t->cpu,
+		 (unsigned long long)(t->wait_ns / NSEC_PER_SEC),
+		 (double)t->wait_ns / NSEC_PER_SEC,
+		 *behind ? ", behind " : "", behind,
+		 ev->starving.log_only ? " [log only]" : "",
+		 stack && *stack ? " stack: " : "", stack ? stack : "");
+}
+
+static void boost_text(const struct event *ev, char *buf, size_t len)
+{
+	const struct starvd_task *t = &ev->task;
+	char rt[32], per[32], dur[32];
+
+	format_ns(ev->boost.runtime_ns, rt, sizeof(rt));
+	format_ns(ev->boost.period_ns, per, sizeof(per));
+	format_ns(ev->boost.duration_ns, dur, sizeof(dur));
+	if (ev->boost.applied->sched_policy == SCHED_FIFO)
+		snprintf(buf, len,
+			 "boosted pid %u (%s) (cpu %d) using SCHED_FIFO (priority %u for %s every %s, for %s)",
+			 t->tid, t->comm, t->cpu,
+			 ev->boost.applied->sched_priority, rt, per, dur);
+	else
+		snprintf(buf, len,
+			 "boosted pid %u (%s) (cpu %d) using SCHED_DEADLINE (%s/%s for %s)",
+			 t->tid, t->comm, t->cpu, rt, per, dur);
+}
+
+static void escalate_text(const struct event *ev, char *buf, size_t len)
+{
+	char now_rt[32], last_rt[32], per[32], cap[32];
+
+	format_ns(ev->escalate.runtime_ns, now_rt, sizeof(now_rt));
+	format_ns(ev->escalate.previous_ns, last_rt, sizeof(last_rt));
+	format_ns(ev->escalate.period_ns, per, sizeof(per));
+	format_ns(ev->escalate.cap_ns, cap, sizeof(cap));
+	snprintf(buf, len,
+		 "escalating pid %u (%s) (cpu %d): its last boost (%s/%s) ended before it could block; this one gets %s/%s (cap %s)",
+		 ev->task.tid, ev->task.comm, ev->task.cpu, last_rt, per,
+		 now_rt, per, cap);
+}
+
+static void restore_text(const struct event *ev, char *buf, size_t len)
+{
+	const struct boost_delta *d = ev->restore.delta;
+	char to[64], what[96];
+
+	if (d->outcome == OUTCOME_UNKNOWN)
+		snprintf(what, sizeof(what), "it exited as the boost ended");
+	else
+		snprintf(what, sizeof(what),
+			 "%llu context switches during the boost%s",
+			 (unsigned long long)d->switches,
+			 d->outcome == OUTCOME_NO_PROGRESS ?
+			 ", never blocked" : "");
+	sched_attr_format(ev->restore.saved, to, sizeof(to));
+	snprintf(buf, len, "restored pid %u (%s) to %s (%s; %s)",
+		 ev->task.tid, ev->task.comm, to, ev->restore.reason, what);
+}
+
+void event_text(const struct event *ev, char *buf, size_t len)
+{
+	const struct starvd_task *t = &ev->task;
+	char rt[32];
+
+	switch (ev->kind) {
+	case EVENT_STARVING:
+		starving_text(ev, buf, len);
+		break;
+	case EVENT_IGNORED:
+		if (ev->ignored.process)
+			snprintf(buf, len,
+				 "Ignoring the thread %s (spawned by %s) from consideration for boosting",
+				 t->comm, ev->ignored.process);
+		else
+			snprintf(buf, len,
+				 "Ignoring the thread %s from consideration for boosting",
+				 t->comm);
+		break;
+	case EVENT_BOOST:
+		boost_text(ev, buf, len);
+		break;
+	case EVENT_ESCALATE:
+		escalate_text(ev, buf, len);
+		break;
+	case EVENT_DEESCALATE:
+		format_ns(ev->deescalate.runtime_ns, rt, sizeof(rt));
+		snprintf(buf, len,
+			 "pid %u (%s) keeps up without boosts: its next boost gets the configured %s again",
+			 t->tid, t->comm, rt);
+		break;
+	case EVENT_RESTORE:
+		restore_text(ev, buf, len);
+		break;
+	}
+}
+
+/* The user's value of @a's priority: RT priority, or nice. */
+static int attr_priority(const struct sched_attr *a)
+{
+	if (a->sched_policy == SCHED_FIFO || a->sched_policy == SCHED_RR)
+		return a->sched_priority;
+	if (a->sched_policy == SCHED_DEADLINE)
+		return 0;
+	return a->sched_nice;
+}
+
+/* The task's policy once the event is done: @a's. */
+static void put_policy(struct json_object *o, const struct sched_attr *a)
+{
+	json_put_str(o, "policy", policy_name(a->sched_policy));
+	json_put_int(o, "priority", attr_priority(a));
+}
+
+static void starving_json(struct json_object *o, const struct event *ev)
+{
+	const struct starvd_task *h = ev->starving.holder;
+	uint64_t read = ev->starving.read_time_ns;
+	struct json_object *ho = NULL;
+
+	json_put_u64(o, "read_time_ns", read);
+	json_put_u64(o, "wait_start_ns", read - ev->task.wait_ns);
+	json_put_u64(o, "wait_ns", ev->task.wait_ns);
+	json_put_bool(o, "log_only", ev->starving.log_only);
+	if (h && h->tid) {
+		ho = json_object_new_object();
+		if (ho)
+			json_put_task(ho, h);
+	}
+	json_put(o, "holder", ho);
+	if (ev->starving.stack)
+		json_put_str(o, "stack", ev->starving.stack);
+}
+
+static void kind_json(struct json_object *o, const struct event *ev)
+{
+	const struct boost_delta *d;
+
+	switch (ev->kind) {
+	case EVENT_STARVING:
+		starving_json(o, ev);
+		break;
+	case EVENT_IGNORED:
+		json_put_str(o, "list", ev->ignored.process ? "processes" :
+							      "threads");
+		if (ev->ignored.process)
+			json_put_str(o, "process", ev->ignored.process);
+		break;
+	case EVENT_BOOST:
+		put_policy(o, ev->boost.applied);
+		json_put_u64(o, "runtime_ns", ev->boost.runtime_ns);
+		json_put_u64(o, "period_ns", ev->boost.period_ns);
+		json_put_u64(o, "duration_ns", ev->boost.duration_ns);
+		break;
+	case EVENT_ESCALATE:
+		json_put_u64(o, "runtime_ns", ev->escalate.runtime_ns);
+		json_put_u64(o, "previous_runtime_ns", ev->escalate.previous_ns);
+		json_put_u64(o, "base_runtime_ns", ev->escalate.base_ns);
+		json_put_u64(o, "cap_ns", ev->escalate.cap_ns);
+		json_put_u64(o, "period_ns", ev->escalate.period_ns);
+		break;
+	case EVENT_DEESCALATE:
+		json_put_u64(o, "runtime_ns", ev->deescalate.runtime_ns);
+		break;
+	case EVENT_RESTORE:
+		d = ev->restore.delta;
+		put_policy(o, ev->restore.saved);
+		json_put_int(o, "nice", ev->restore.saved->sched_nice);
+		json_put_u64(o, "switches", d->switches);
+		json_put_u64(o, "ran_ns", d->ran_ns);
+		json_put_u64(o, "runtime_ns", ev->restore.runtime_ns);
+		json_put_str(o, "outcome", outcome_name(d->outcome));
+		json_put_str(o, "reason", ev->restore.reason);
+		break;
+	}
+}
+
+int event_json(const struct event *ev, uint64_t time_ns, char *buf,
+	       size_t len)
+{
+	struct json_object *o = json_object_new_object();
+	const char *s;
+	int ret = 0;
+
+	if (!o)
+		return -ENOMEM;
+	json_put_str(o, "event", names[ev->kind]);
+	json_put_u64(o, "time_ns", time_ns);
+	json_put_task(o, &ev->task);
+	kind_json(o, ev);
+	s = json_line(o);
+	if (!s)
+		ret = -ENOMEM;
+	else if (strlen(s) >= len)
+		ret = -ENOSPC;
+	else
+		strcpy(buf, s);
+	json_object_put(o);
+	return ret;
+}
+
+void event_log(const struct event *ev)
+{
+	char text[LOG_TEXT_LEN], json[LOG_JSON_LEN];
+
+	event_text(ev, text, sizeof(text));
+	if (!log_json() || event_json(ev, now_ns(), json, sizeof(json)))
+		json[0] = '\0';
+	log_event(text, json);
+}
