@@ -57,4 +57,33 @@ starvd_cb_extack(struct netlink_callback *cb)
 #endif
 }
 
+/*
+ * 6.1 made genetlink itself check, for commands from the family's
+ * resv_start_op on (all of starvd's: it sets none), that the genetlink
+ * header's reserved byte is zero and that nlmsg_flags carry nothing but
+ * REQUEST, ACK, ECHO and a whole DUMP. Before 6.1 the module checks the
+ * same, so that every kernel answers a malformed request alike.
+ */
+static inline int starvd_header_check(const struct nlmsghdr *nlh,
+				      struct netlink_ext_ack *extack)
+{
+#ifndef STARVD_HAVE_GENL_HDR_CHECK
+	const struct genlmsghdr *hdr = nlmsg_data(nlh);
+	u16 flags = nlh->nlmsg_flags;
+
+	if (hdr->reserved) {
+		NL_SET_ERR_MSG(extack, "genlmsghdr.reserved field is not 0");
+		return -EINVAL;
+	}
+	if ((flags & NLM_F_DUMP) == NLM_F_DUMP)
+		flags &= ~NLM_F_DUMP;
+	if (flags & ~(NLM_F_REQUEST | NLM_F_ACK | NLM_F_ECHO)) {
+		NL_SET_ERR_MSG(extack,
+			       "ambiguous or reserved bits set in nlmsg_flags");
+		return -EINVAL;
+	}
+#endif
+	return 0;
+}
+
 #endif /* _STARVD_COMPAT_H */

@@ -320,7 +320,9 @@ static int starvd_get_info(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int ret;
 
-	ret = starvd_check_perm(skb, info->extack);
+	ret = starvd_header_check(info->nlhdr, info->extack);
+	if (!ret)
+		ret = starvd_check_perm(skb, info->extack);
 	if (!ret)
 		ret = starvd_only(info->attrs, 0, info->extack);
 	if (ret)
@@ -356,7 +358,9 @@ static int starvd_dump_start(struct netlink_callback *cb, bool cpus)
 	int ret, cpu;
 	unsigned int i;
 
-	ret = starvd_check_perm(cb->skb, extack);
+	ret = starvd_header_check(cb->nlh, extack);
+	if (!ret)
+		ret = starvd_check_perm(cb->skb, extack);
 	if (ret)
 		return ret;
 	attrs = starvd_dump_attrs(cb, tb);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include "lib/workload.h"
 #include "util.h"
@@ -33,7 +34,7 @@ int main(int argc, char **argv)
 		.attr = fifo_attr(10),
 		.sleep_ns = 10 * NSEC_PER_MSEC,
 	};
-	int cpu = test_cpu(), seconds = 20, opt, s;
+	int cpu = test_cpu(), seconds = 20, opt, s, st;
 	struct timespec ts;
 	struct victim v;
 	uint64_t last;
@@ -64,6 +65,16 @@ int main(int argc, char **argv)
 	last = v.st->count;
 	for (s = 1; s <= seconds && !stop; s++) {
 		sleep(1);
+		if (hog > 0 && waitpid(hog, &st, WNOHANG) == hog) {
+			/* Never silently: a starvation without its busy loop. */
+			if (WIFSIGNALED(st))
+				printf("starve: the busy loop exited early: killed by signal %d\n",
+				       WTERMSIG(st));
+			else
+				printf("starve: the busy loop exited early: status %d\n",
+				       WEXITSTATUS(st));
+			hog = 0;
+		}
 		printf("starve: t=%2ds victim ran %4llu times in the last second%s\n",
 		       s, (unsigned long long)(v.st->count - last),
 		       v.st->count == last ? " (starving)" : "");

@@ -147,7 +147,7 @@ VM_DEFAULT_BPF_GUESTS="6.1"
 # the BPF backend): in the PREEMPT_RT guest the module checks' own
 # starvation step and several daemon suites do not pass yet (README,
 # "Kernels"), but the rescues issue 15 is about are proven there.
-VM_RESCUE_ONLY_GUESTS="6.12-rt"
+VM_RESCUE_ONLY_GUESTS=${VM_RESCUE_ONLY_GUESTS-6.12-rt}
 
 # Guest name -> kernel release
 vm_kver() {

@@ -83,22 +83,55 @@ struct sched_attr other_attr(int nice)
 	};
 }
 
+/*
+ * Keep the calling task off @cpu (if it may run elsewhere). On PREEMPT_RT
+ * the timer of a sleeping SCHED_OTHER task is a soft hrtimer, expired by
+ * ktimers/N of the CPU where it was armed: a caller that last slept on
+ * the busy loop's CPU would not wake before the loop ends (seen in the
+ * 6.12-rt guest: starve's victim_stuck() returned 4 s late, after a 4 s
+ * loop, and every check of the starvation ran after it was over).
+ */
+static void keep_off_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return;
+	CPU_CLR(cpu, &set);
+	if (CPU_COUNT(&set))
+		sched_setaffinity(0, sizeof(set), &set);
+}
+
 pid_t hog_start(int cpu, int prio, int max_s)
 {
 	struct sched_attr a = fifo_attr(prio);
-	pid_t pid = fork();
-	uint64_t end;
+	uint64_t start, end, t, last;
+	pid_t pid;
 
+	keep_off_cpu(cpu);
+	pid = fork();
 	if (pid)
 		return pid;
 	die_with_parent();
 	prctl(PR_SET_NAME, "stv-hog");
 	/* Raise the priority before pinning, never the other way round. */
-	if (sched_setattr_tid(0, &a) || pin(0, cpu))
+	if (sched_setattr_tid(0, &a)) {
+		fprintf(stderr, "stv-hog: SCHED_FIFO %d: %s\n", prio, strerror(errno));
 		_exit(1);
-	end = now_ns() + (uint64_t)max_s * NSEC_PER_SEC;
-	while (now_ns() < end)
-		;
+	}
+	if (pin(0, cpu)) {
+		fprintf(stderr, "stv-hog: CPU %d: %s\n", cpu, strerror(errno));
+		_exit(1);
+	}
+	start = now_ns();
+	last = start;
+	end = start + (uint64_t)max_s * NSEC_PER_SEC;
+	while ((t = now_ns()) < end)
+		last = t;
+	if (t - last > NSEC_PER_SEC)
+		fprintf(stderr, "stv-hog: CLOCK_MONOTONIC jumped %llu ns on CPU %d after %llu ns\n",
+			(unsigned long long)(t - last), sched_getcpu(),
+			(unsigned long long)(last - start));
 	_exit(0);
 }
 
@@ -186,6 +219,15 @@ bool victim_stuck(struct victim *v)
 			return true;
 	} while (now_ns() < end);
 	return false;
+}
+
+bool victim_progressed(struct victim *v, uint64_t since, int ms)
+{
+	uint64_t end = now_ns() + (uint64_t)ms * NSEC_PER_MSEC;
+
+	while (v->st->count <= since && now_ns() < end)
+		usleep(1000);
+	return v->st->count > since;
 }
 
 void kill_and_reap(pid_t pid)

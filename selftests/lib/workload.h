@@ -39,7 +39,11 @@ struct victim {
 int rt_throttle_off(long *saved);
 int rt_throttle_restore(long saved);
 
-/* SCHED_FIFO @prio busy loop on @cpu for at most @max_s seconds. */
+/*
+ * SCHED_FIFO @prio busy loop on @cpu for at most @max_s seconds. The
+ * caller is moved off @cpu (where it could run elsewhere): on PREEMPT_RT
+ * its own sleeps would otherwise wait for the loop to end.
+ */
 pid_t hog_start(int cpu, int prio, int max_s);
 /* A thread looping "count++, sleep" with the given attributes. */
 int victim_start(const struct victim_spec *spec, struct victim *v);
@@ -49,6 +53,8 @@ uint64_t victim_wait_start(const struct victim *v, uint64_t sleep_ns,
 			   uint64_t t);
 /* Wait until the victim stops making progress (up to 2 s). */
 bool victim_stuck(struct victim *v);
+/* Wait up to @ms for the victim to loop past @since; did it? */
+bool victim_progressed(struct victim *v, uint64_t since, int ms);
 void kill_and_reap(pid_t pid);
 
 struct sched_attr fifo_attr(int prio);
