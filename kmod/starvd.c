@@ -411,6 +411,21 @@ static int starvd_cpus_start(struct netlink_callback *cb)
 	return starvd_dump_start(cb, true);
 }
 
+#ifndef STARVD_HAVE_GENL_HDR_CHECK
+/*
+ * Before 6.1, a request for a dump-only command carrying one of the two
+ * NLM_F_DUMP bits alone takes the do path, where genetlink answers
+ * EOPNOTSUPP without the module seeing it; 6.1 on answer EINVAL
+ * (ambiguous flags). This doit gives the answers 6.1 gives.
+ */
+static int starvd_dump_only_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	int ret = starvd_header_check(info->nlhdr, info->extack);
+
+	return ret ? ret : -EOPNOTSUPP;
+}
+#endif
+
 static int starvd_dump_done(struct netlink_callback *cb)
 {
 	starvd_snap_free((struct starvd_snap *)cb->args[0]);
@@ -526,6 +541,9 @@ static const struct genl_ops starvd_ops[] = {
 	{
 		.cmd = STARVD_CMD_GET_CPUS,
 		.start = starvd_cpus_start,
+#ifndef STARVD_HAVE_GENL_HDR_CHECK
+		.doit = starvd_dump_only_doit,
+#endif
 		.dumpit = starvd_cpus_dump,
 		.done = starvd_dump_done,
 #if defined(STARVD_HAVE_OP_POLICY)
@@ -538,6 +556,9 @@ static const struct genl_ops starvd_ops[] = {
 	{
 		.cmd = STARVD_CMD_GET_TASKS,
 		.start = starvd_tasks_start,
+#ifndef STARVD_HAVE_GENL_HDR_CHECK
+		.doit = starvd_dump_only_doit,
+#endif
 		.dumpit = starvd_tasks_dump,
 		.done = starvd_dump_done,
 #if defined(STARVD_HAVE_OP_POLICY)

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "util.h"
@@ -11,8 +12,13 @@
 static int no_bpf_open(struct backend *b, unsigned int mode, char *err,
 		       size_t errlen)
 {
-	snprintf(err, errlen,
-		 "this starvd was built without BPF support (BPF=0)");
+	/* Say what the kernel lacks too: that is why such builds exist. */
+	if (access("/sys/kernel/btf/vmlinux", R_OK))
+		snprintf(err, errlen,
+			 "the kernel lacks BTF (/sys/kernel/btf/vmlinux: CONFIG_DEBUG_INFO_BTF, Linux 5.4 or later), and this starvd was built without BPF support (BPF=0)");
+	else
+		snprintf(err, errlen,
+			 "this starvd was built without BPF support (BPF=0)");
 	return -ENOTSUP;
 }
 

@@ -16,6 +16,15 @@ if [ -n "$starvd_busybox" ]; then
 	echo "${starvd_busybox%/bin/busybox}/sbin/modprobe" >/proc/sys/kernel/modprobe
 	mount --bind "$starvd_busybox" /bin/sh
 fi
+# The tests' own I/O (binaries, results: the host's tree over 9p) must
+# not wait for the CPU under test: with threaded IRQs (PREEMPT_RT) the 9p
+# queue's IRQ thread follows its IRQ, and on CPU 1 it starves behind the
+# tests' busy loops with every exec and write of the test scripts. Keep
+# device IRQs on CPU 0, as irqaffinity= keeps them on housekeeping CPUs
+# (guest-escalate.sh moves the 9p one to CPU 1 on purpose, and back).
+for a in /proc/irq/[0-9]*/smp_affinity_list; do
+	echo 0 >"$a" 2>/dev/null
+done
 export HOME=/tmp PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export STARVD_VM_GUEST="$starvd_guest" STARVD_VM_RESULTS="$R"
 cd "$starvd_top" || exit 1

@@ -334,7 +334,22 @@ nobpf() {	# root, but without what loading BPF programs needs
 fault5() {
 	step "5. BPF cannot load: -b auto falls back to the module"
 	if [ "$i386" = 1 ]; then
-		echo "# no BPF in the 686 guest: nothing to fall back from"
+		# The real "no usable BPF" case: a kernel without BTF (and a
+		# daemon built without BPF for it). -b auto needs no help.
+		echo -1 >$RT
+		load
+		: >$LOG
+		"$BIN/starvd" -v -l -t 1 -a 0 --run-dir $RUN -b auto >$LOG 2>&1 &
+		dpid=$!
+		wait_log 'monitoring CPUs' 600
+		ok $? "-b auto on a kernel without BTF: starvd starts"
+		grep -q 'BPF backend is unavailable, using the kernel module.*: the kernel lacks BTF' $LOG
+		ok $? "-b auto: one line says BPF is unusable because the kernel lacks BTF, and that the module is used"
+		grep -q 'backend netlink (starvd.ko .*) (BPF unavailable)' $LOG
+		ok $? "-b auto: the daemon runs on the netlink backend"
+		detected "-b auto on the module: a starvation is detected"
+		stop_daemon
+		show_log
 		return
 	fi
 	echo -1 >$RT

@@ -44,6 +44,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1127,6 +1128,23 @@ static bool starts_dump(const struct exp *e)
 	return e->want == W_TASKS || e->want == W_CPUS;
 }
 
+/*
+ * Before 6.1 genetlink does not check the header itself: the module does,
+ * in the dump's start callback (kmod/compat.h), after netlink's EBUSY.
+ */
+static bool hdr_checked_late(void)
+{
+	static int late = -1;
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (late < 0)
+		late = !uname(&u) &&
+		       sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
+		       (major < 6 || (major == 6 && minor < 1));
+	return late;
+}
+
 /* An attribute problem of a dump is found after netlink's EBUSY check. */
 static bool dump_attr_error(const struct exp *e, const struct msg *m)
 {
@@ -1135,6 +1153,10 @@ static bool dump_attr_error(const struct exp *e, const struct msg *m)
 	if ((nh->nlmsg_flags & NLM_F_DUMP) != NLM_F_DUMP)
 		return false;
 	switch (e->cat) {
+	case C_RESERVED:
+		if (!hdr_checked_late())
+			return false;
+		return m_gh((struct msg *)m)->cmd != STARVD_CMD_GET_INFO;
 	case C_TASKS:
 	case C_CPUS:
 	case C_ATTRLEN:
