@@ -34,6 +34,10 @@ TEST(bad_options_exit_2_and_name_the_option)
 	EXPECT_TRUE(NULL != strstr(out, "-P/--pidfile")) TH_LOG("%s", out);
 	EXPECT_EQ(0, RUN(out, bin_path("starvd"), "--help"));
 	EXPECT_TRUE(NULL != strstr(out, "--starving_threshold"));
+	EXPECT_TRUE(NULL != strstr(out, "Usage: starvd [options]\n")) TH_LOG("%s", out);
+	/* Printed as it is, not as a printf format. */
+	EXPECT_TRUE(NULL != strstr(out, "PCT% of a CPU")) TH_LOG("%s", out);
+	EXPECT_TRUE(NULL == strstr(out, "%%"));
 	EXPECT_EQ(0, RUN(out, bin_path("starvd"), "-V"));
 	EXPECT_TRUE(NULL != strstr(out, "starvd "));
 }

@@ -15,15 +15,20 @@ struct parsed {
 	char err[512];
 };
 
-static void parse(struct parsed *p, const char **args)
+static void parse_as(struct parsed *p, const char *argv0, const char **args)
 {
-	char *argv[64] = { "starvd" };
+	char *argv[64] = { (char *)argv0 };
 	int argc = 1;
 
 	while (*args)
 		argv[argc++] = (char *)*args++;
 	p->res = parse_options(argc, argv, NR_CPUS, &p->cfg, p->err,
 			       sizeof(p->err));
+}
+
+static void parse(struct parsed *p, const char **args)
+{
+	parse_as(p, "starvd", args);
 }
 
 #define PARSE(p, ...) do { \
@@ -202,6 +207,32 @@ TEST(bad_option_inside_a_group)
 		EXPECT_EQ(PARSE_ERROR, p.res);
 		EXPECT_TRUE(NULL != strstr(p.err, t[i].says))
 			TH_LOG("%s %s: '%s'", a[0], a[1] ? a[1] : "", p.err);
+	}
+}
+
+/* Usage errors name the help of the program as invoked: the stalld link's. */
+TEST(usage_errors_name_the_invoked_program)
+{
+	static const char *const names[][2] = {
+		{ "starvd", "see starvd --help" },
+		{ "/usr/local/sbin/starvd", "see starvd --help" },
+		{ "/usr/bin/stalld", "see stalld --help" },
+		{ "stalld", "see stalld --help" },
+	};
+	static const char *bad[][2] = {
+		{ "-x", NULL }, { "-t", NULL }, { "extra", NULL },
+	};
+	struct parsed p;
+	size_t i, j;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		for (j = 0; j < ARRAY_SIZE(bad); j++) {
+			parse_as(&p, names[i][0], bad[j]);
+			EXPECT_EQ(PARSE_ERROR, p.res);
+			EXPECT_TRUE(NULL != strstr(p.err, names[i][1]))
+				TH_LOG("%s %s: '%s'", names[i][0], bad[j][0],
+				       p.err);
+		}
 	}
 }
 

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/capability.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -607,10 +608,10 @@ TEST_F(daemon, priority_option)
 }
 
 /*
- * Where real-time policies are refused (here: no CAP_SYS_NICE, as a
- * cgroup without RT runtime refuses SCHED_FIFO under
- * CONFIG_RT_GROUP_SCHED), starvd still runs, at SCHED_OTHER, and says
- * what it tried and what that risks.
+ * Where both real-time policies are refused (here: no CAP_SYS_NICE, which
+ * refuses SCHED_DEADLINE too), starvd still runs, at SCHED_OTHER, and says
+ * what it tried and what that risks. rt_cgroup below refuses SCHED_FIFO
+ * alone.
  */
 TEST(refused_priority_falls_back)
 {
@@ -632,6 +633,202 @@ TEST(refused_priority_falls_back)
 	EXPECT_TRUE(has(out, "running at SCHED_OTHER"));
 	EXPECT_TRUE(has(out, "pin it to a housekeeping CPU with -a"));
 	EXPECT_TRUE(has(out, "received Terminated"));
+}
+
+/*
+ * The cgroup a unit's service runs in on a kernel with
+ * CONFIG_RT_GROUP_SCHED: a cpu group without real-time runtime
+ * (cpu.rt_runtime_us 0, a new group's default). With RT throttling on,
+ * the kernel refuses SCHED_FIFO there (EPERM) but not SCHED_DEADLINE,
+ * which group real-time runtime does not cover: starvd's fallback, for
+ * real. Only the cgroup v1 cpu controller has cpu.rt_runtime_us; where the
+ * machine has no v1 cpu hierarchy, the test mounts one if the controller
+ * is not in use by cgroup v2.
+ */
+FIXTURE(rt_cgroup) {
+	struct daemon_proc *d;
+	char mnt[PATH_MAX];	/* the cpu hierarchy's root */
+	char back[PATH_MAX];	/* cgroup.procs of the test's own group */
+	char group[PATH_MAX];	/* the group without real-time runtime */
+	bool mounted, made, moved;
+	long saved_rt;		/* RT throttling as found, if turned on */
+	bool rt_changed;
+};
+
+FIXTURE_SETUP(rt_cgroup)
+{
+	if (geteuid())
+		SKIP(return, "needs root");
+	self->d = calloc(1, sizeof(*self->d));
+	ASSERT_TRUE(NULL != self->d);
+}
+
+FIXTURE_TEARDOWN(rt_cgroup)
+{
+	char rt[32];
+
+	if (self->d && self->d->pid)
+		daemon_stop(self->d, SIGKILL, 2000);
+	free(self->d);
+	if (self->moved) {
+		snprintf(rt, sizeof(rt), "%d", (int)getpid());
+		if (write_string(self->back, rt))
+			TH_LOG("cannot move the test back to %s", self->back);
+	}
+	if (self->made && rmdir(self->group))
+		TH_LOG("cannot remove %s: %s", self->group, strerror(errno));
+	if (self->mounted && (umount(self->mnt) || rmdir(self->mnt)))
+		TH_LOG("cannot unmount %s: %s", self->mnt, strerror(errno));
+	if (self->rt_changed) {
+		snprintf(rt, sizeof(rt), "%ld", self->saved_rt);
+		if (write_string("/proc/sys/kernel/sched_rt_runtime_us", rt))
+			TH_LOG("cannot put kernel.sched_rt_runtime_us back to %s",
+			       rt);
+	}
+}
+
+/* Is @word one of the comma-separated items of @list? */
+static bool has_item(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p;
+
+	for (p = list; p; p = strchr(p, ',')) {
+		if (*p == ',')
+			p++;
+		if (!strncmp(p, word, n) && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	}
+	return false;
+}
+
+/* The mount point of a cgroup v1 hierarchy with the cpu controller. */
+static bool find_cpu_v1(char *mnt, size_t len)
+{
+	char line[1024], dir[PATH_MAX], type[64], opts[512];
+	const char *tail;
+	bool found = false;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS... - TYPE SOURCE SUPER */
+		tail = strstr(line, " - ");
+		if (!tail || sscanf(line, "%*s %*s %*s %*s %4095s", dir) != 1 ||
+		    sscanf(tail, " - %63s %*s %511s", type, opts) != 2)
+			continue;
+		if (!strcmp(type, "cgroup") && has_item(opts, "cpu")) {
+			snprintf(mnt, len, "%s", dir);
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* cgroup.procs of this process's group in the cpu hierarchy at @mnt. */
+static int own_cpu_group(const char *mnt, char *procs, size_t len)
+{
+	char line[PATH_MAX + 128], *ctrl, *path;
+	int ret = -ENOENT;
+	FILE *f = fopen("/proc/self/cgroup", "re");
+
+	if (!f)
+		return -errno;
+	while (ret && fgets(line, sizeof(line), f)) {
+		/* ID:CONTROLLERS:PATH */
+		line[strcspn(line, "\n")] = '\0';
+		ctrl = strchr(line, ':');
+		path = ctrl ? strchr(ctrl + 1, ':') : NULL;
+		if (!path)
+			continue;
+		*path++ = '\0';
+		if (has_item(ctrl + 1, "cpu")) {
+			ret = snprintf(procs, len, "%s%s/cgroup.procs", mnt,
+				       strcmp(path, "/") ? path : "") < (int)len ?
+				0 : -ENAMETOOLONG;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+TEST_F(rt_cgroup, refused_fifo_takes_a_deadline_reservation)
+{
+	const char *const args[] = { "-l", "-S", NULL };
+	const char *rt_path = "/proc/sys/kernel/sched_rt_runtime_us";
+	struct sched_param other = { 0 };
+	struct sched_attr attr = { .size = sizeof(attr) };
+	char path[PATH_MAX + 32], pid[32], rt[32];
+	int ret;
+
+	if (!find_cpu_v1(self->mnt, sizeof(self->mnt))) {
+		snprintf(self->mnt, sizeof(self->mnt),
+			 "/tmp/starvd-cpu-cgroup.XXXXXX");
+		ASSERT_TRUE(NULL != mkdtemp(self->mnt));
+		if (mount("starvd-selftest", self->mnt, "cgroup", 0, "cpu")) {
+			ret = errno;
+			rmdir(self->mnt);
+			if (ret == EBUSY)
+				SKIP(return, "the cpu controller is in use by the cgroup v2 hierarchy (a cgroup v1 mount of it: EBUSY), and cgroup v2 has no real-time runtime (cpu.rt_runtime_us) to refuse SCHED_FIFO with: the SCHED_DEADLINE fallback cannot be reached for real here");
+			SKIP(return, "no cgroup v1 cpu hierarchy, and mounting one failed (%s): cpu.rt_runtime_us, which refuses SCHED_FIFO, exists only there",
+			     strerror(ret));
+		}
+		self->mounted = true;
+	}
+	snprintf(path, sizeof(path), "%s/cpu.rt_runtime_us", self->mnt);
+	if (access(path, F_OK))
+		SKIP(return, "%.200s missing: the kernel has no CONFIG_RT_GROUP_SCHED (or was booted with rt_group_sched=0), so no cgroup refuses SCHED_FIFO",
+		     path);
+	/* With RT throttling off, groups without runtime take SCHED_FIFO. */
+	ASSERT_EQ(0, read_line(rt_path, rt, sizeof(rt)));
+	self->saved_rt = atol(rt);
+	if (self->saved_rt < 0) {
+		ASSERT_EQ(0, write_string(rt_path, "950000"));
+		self->rt_changed = true;
+		TH_LOG("RT throttling turned on for the test (found off)");
+	}
+	ret = own_cpu_group(self->mnt, self->back, sizeof(self->back));
+	ASSERT_EQ(0, ret) TH_LOG("this process's group in %s: %s", self->mnt,
+				 strerror(-ret));
+	snprintf(self->group, sizeof(self->group), "%.*s/starvd-selftest-%d",
+		 (int)(strrchr(self->back, '/') - self->back), self->back,
+		 (int)getpid());
+	ASSERT_EQ(0, mkdir(self->group, 0755)) TH_LOG("%s: %s", self->group,
+						     strerror(errno));
+	self->made = true;
+	snprintf(path, sizeof(path), "%s/cpu.rt_runtime_us", self->group);
+	ASSERT_EQ(0, write_string(path, "0"));
+	/* A real-time task may not join a group without runtime. */
+	ASSERT_EQ(0, sched_setscheduler(0, SCHED_OTHER, &other));
+	snprintf(path, sizeof(path), "%s/cgroup.procs", self->group);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	ASSERT_EQ(0, write_string(path, pid));
+	self->moved = true;
+
+	/* Unpinned: with RT throttling on, SCHED_DEADLINE needs all CPUs. */
+	ASSERT_EQ(0, daemon_start_unpinned(self->d, args, NULL));
+	ASSERT_TRUE(daemon_wait_output(self->d, "capabilities: kept", 10000))
+		TH_LOG("stderr:\n%s", self->d->err);
+	ASSERT_EQ(0, sched_getattr_tid(self->d->pid, &attr));
+	EXPECT_EQ(SCHED_DEADLINE, attr.sched_policy) TH_LOG("%s", self->d->err);
+	EXPECT_EQ(NSEC_PER_SEC / 20, attr.sched_runtime);
+	EXPECT_EQ(NSEC_PER_SEC, attr.sched_period);
+	/* Else clone() fails: no log writer thread. */
+	EXPECT_TRUE(attr.sched_flags & SCHED_FLAG_RESET_ON_FORK);
+	EXPECT_TRUE(daemon_output_has(self->d,
+		"cannot run at SCHED_FIFO 10: Operation not permitted (a cgroup without real-time runtime?"));
+	EXPECT_TRUE(daemon_output_has(self->d,
+		"running with a SCHED_DEADLINE reservation of 5% of a CPU instead"));
+	/* What that risks, and what to do about it. */
+	EXPECT_TRUE(daemon_output_has(self->d, "for at most 50 ms of each second"));
+	EXPECT_TRUE(daemon_output_has(self->d, "up to a second late"));
+	EXPECT_TRUE(daemon_output_has(self->d, "cpu.rt_runtime_us"));
+	EXPECT_FALSE(daemon_output_has(self->d, "cannot start the log writer"))
+		TH_LOG("%s", self->d->err);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+	EXPECT_TRUE(daemon_output_has(self->d, "received Terminated"));
 }
 
 /* The unit as "make install" writes it, into @dir. */

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -344,6 +345,76 @@ static bool file_has(const char *path, const char *s)
 	return strstr(buf, s) != NULL;
 }
 
+/* Its help and its usage errors name stalld, as a stalld user typed it. */
+TEST(help_and_usage_errors_say_stalld)
+{
+	char out[8192];
+
+	if (!stalld[0])
+		SKIP(return, "no stalld link in %s", link_dir);
+	EXPECT_EQ(0, RUN(out, stalld, "--help"));
+	EXPECT_TRUE(NULL != strstr(out, "Usage: stalld [options]\n"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(2, RUN(out, stalld, "-x"));
+	EXPECT_TRUE(NULL != strstr(out,
+		"stalld: unknown option '-x' (see stalld --help)"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(2, RUN(out, stalld, "--threshold"));
+	EXPECT_TRUE(NULL != strstr(out, "(see stalld --help)")) TH_LOG("%s", out);
+}
+
+/*
+ * Does the unit file at @path set @key ("CPUSchedulingPolicy=")? Keys
+ * start a line, after blanks; '#' and ';' lines are comments. -errno if
+ * it cannot be read.
+ */
+static int unit_sets(const char *path, const char *key)
+{
+	char line[4096];
+	const char *p;
+	int ret = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -errno;
+	while (!ret && fgets(line, sizeof(line), f)) {
+		p = line + strspn(line, " \t");
+		ret = !strncmp(p, key, strlen(key));
+	}
+	fclose(f);
+	return ret;
+}
+
+/*
+ * stalld dropped CPUSchedulingPolicy=fifo from its unit twice: under
+ * CONFIG_RT_GROUP_SCHED the service's cgroup has no real-time runtime,
+ * systemd's SCHED_FIFO is refused and the service does not start. starvd
+ * sets its own priority and falls back (test_privileges, rt_cgroup): no
+ * unit may set the policy again. The installed units are checked in
+ * installed_stalld_service.
+ */
+static void expect_no_policy(struct __test_metadata *_metadata,
+			     const char *unit)
+{
+	int ret = unit_sets(unit, "CPUSchedulingPolicy=");
+
+	EXPECT_EQ(0, ret) TH_LOG("%s: %s", unit, ret > 0 ?
+				 "sets CPUSchedulingPolicy=, which keeps the service from starting on kernels with CONFIG_RT_GROUP_SCHED: leave the policy to starvd (--priority)" :
+				 strerror(-ret));
+}
+
+TEST(units_leave_the_policy_to_starvd)
+{
+	glob_t g;
+	size_t i;
+
+	if (glob("../systemd/*.service", 0, NULL, &g))
+		SKIP(return, "not run from the source tree's selftests/ (no ../systemd/*.service)");
+	for (i = 0; i < g.gl_pathc; i++)
+		expect_no_policy(_metadata, g.gl_pathv[i]);
+	globfree(&g);
+}
+
 /* A machine's existing /etc/sysconfig/stalld, as TuneD or an operator writes it. */
 static const char stalld_style_conf[] =
 	"CLIST=\"-c 0\"\nAGGR=-A\nBP=\"-p 1000000000\"\nBR=\"-r 20000\"\n"
@@ -420,6 +491,8 @@ TEST(installed_stalld_service)
 	snprintf(cmd, sizeof(cmd), "%s/usr/lib/systemd/system/starvd.service",
 		 root);
 	EXPECT_TRUE(file_has(cmd, "\nConflicts=stalld.service\n"));
+	expect_no_policy(_metadata, path);
+	expect_no_policy(_metadata, cmd);
 
 	if (!system("systemd-analyze --version >/dev/null 2>&1")) {
 		EXPECT_EQ(0, RUN(out, "systemd-analyze", "verify", "--man=no",

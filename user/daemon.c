@@ -107,11 +107,17 @@ static int set_affinity(const struct cpuset *set)
 	return ret;
 }
 
+/*
+ * Reset on fork: a SCHED_DEADLINE task cannot create a thread otherwise
+ * (clone() fails with EAGAIN), and the log writer thread is started after
+ * this; it runs at SCHED_OTHER then.
+ */
 static int set_reservation(int percent)
 {
 	struct sched_attr attr = {
 		.size = sizeof(attr),
 		.sched_policy = SCHED_DEADLINE,
+		.sched_flags = SCHED_FLAG_RESET_ON_FORK,
 		.sched_period = NSEC_PER_SEC,
 		.sched_deadline = NSEC_PER_SEC,
 		.sched_runtime = NSEC_PER_SEC / 100 * percent,
@@ -179,10 +185,11 @@ static void set_own_priority(const struct config *cfg)
 	err = errno;
 	ret = set_reservation(FALLBACK_RESERVATION);
 	if (!ret) {
-		log_msg("cannot run at SCHED_FIFO %d: %s%s; running with a SCHED_DEADLINE reservation of %d%% of a CPU instead (-R sets another)",
+		log_msg("cannot run at SCHED_FIFO %d: %s%s; running with a SCHED_DEADLINE reservation of %d%% of a CPU instead. starvd then runs before any busy loop, but for at most %d ms of each second: what it needs beyond that in a second (reads of very many tasks, many boosts at once) waits for the next one, so a starvation can be reported and boosted up to a second late, and its log lines are written at SCHED_OTHER, late while busy loops hold every CPU. Give its cgroup real-time runtime (cpu.rt_runtime_us) for SCHED_FIFO, or a larger reservation with -R",
 			sp.sched_priority, strerror(err),
 			err == EPERM ? " (a cgroup without real-time runtime? CONFIG_RT_GROUP_SCHED)" : "",
-			FALLBACK_RESERVATION);
+			FALLBACK_RESERVATION,
+			FALLBACK_RESERVATION * 10);
 		return;
 	}
 	log_err("cannot run at SCHED_FIFO %d (%s) nor with a SCHED_DEADLINE reservation (%s): running at SCHED_OTHER. A busy loop on the CPU starvd last ran on can then delay its wake-ups for as long as it runs (on PREEMPT_RT its timers wait for ktimers/N there), and starvation goes unseen: give starvd real-time runtime (cpu.rt_runtime_us of its cgroup), or pin it to a housekeeping CPU with -a",

@@ -67,8 +67,8 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
+/* After "Usage: NAME [options]", NAME as invoked (starvd or stalld). */
 static const char usage_text[] =
-"Usage: starvd [options]\n"
 "Detect tasks that are runnable but not given a CPU and boost them.\n"
 "\n"
 "Monitoring:\n"
@@ -102,7 +102,7 @@ static const char usage_text[] =
 "  -P, --pidfile FILE          write the daemon's PID to FILE\n"
 "  -a, --affinity LIST         run starvd itself on these CPUs\n"
 "  -R, --reservation PCT       run starvd itself with a SCHED_DEADLINE\n"
-"                              reservation of PCT%% of a CPU\n"
+"                              reservation of PCT% of a CPU\n"
 "      --priority PRIO         run starvd itself at SCHED_FIFO PRIO\n"
 "                              (default 10, unless started at a real-time\n"
 "                              policy already; 0: SCHED_OTHER)\n"
@@ -119,7 +119,8 @@ static const char usage_text[] =
 "                              turn RT throttling off, put it back, show it\n"
 "  -V, --version, -h, --help\n";
 
-static enum parse_result fail(char *err, size_t len, const char *fmt, ...)
+static enum parse_result __attribute__((format(printf, 3, 4)))
+fail(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -648,23 +649,24 @@ static enum parse_result parse(int argc, char **argv, int nr_cpus,
 			printf("starvd %s\n", STARVD_VERSION);
 			return PARSE_EXIT;
 		case 'h':
+			printf("Usage: %s [options]\n", cfg->name);
 			fputs(usage_text, stdout);
 			return PARSE_EXIT;
 		case ':':
-			return fail(err, len, "option '%s' needs a value (see starvd --help)",
+			return fail(err, len, "option '%s' needs a value (see %s --help)",
 				    getopt_bad_option(c, argv, optstring, opt,
-						      sizeof(opt)));
+						      sizeof(opt)), cfg->name);
 		default:
 			if (set_flag(cfg, c))
 				break;
-			return fail(err, len, "unknown option '%s' (see starvd --help)",
+			return fail(err, len, "unknown option '%s' (see %s --help)",
 				    getopt_bad_option(c, argv, optstring, opt,
-						      sizeof(opt)));
+						      sizeof(opt)), cfg->name);
 		}
 	}
 	if (optind < argc)
-		return fail(err, len, "unexpected argument '%s' (see starvd --help)",
-			    argv[optind]);
+		return fail(err, len, "unexpected argument '%s' (see %s --help)",
+			    argv[optind], cfg->name);
 	return validate(cfg, err, len);
 }
 
