@@ -28,18 +28,6 @@ const struct backend_ops bpf_backend_ops = {
 };
 #endif
 
-void task_list_add(struct task_list *l, const struct starvd_task *t)
-{
-	grow_array((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v));
-	l->v[l->n++] = *t;
-}
-
-void task_list_free(struct task_list *l)
-{
-	free(l->v);
-	memset(l, 0, sizeof(*l));
-}
-
 static int try_open(struct backend *b, const struct backend_ops *ops,
 		    unsigned int bpf_mode, char *err, size_t errlen)
 {
@@ -127,26 +115,6 @@ void backend_close(struct backend *b)
 int backend_read_cpus(struct backend *b, const struct task_list *l,
 		      struct starvd_cpu *cpus)
 {
-	size_t i;
-	int c;
-
-	memset(cpus, 0, b->nr_cpus * sizeof(*cpus));
-	for (c = 0; c < b->nr_cpus; c++)
-		cpus[c].cpu = c;
-	for (i = 0; i < l->n; i++) {
-		const struct starvd_task *t = &l->v[i];
-		struct starvd_cpu *cpu;
-
-		if (t->cpu < 0 || t->cpu >= b->nr_cpus)
-			continue;
-		cpu = &cpus[t->cpu];
-		if (t->state == STARVD_TASK_RUNNING) {
-			cpu->curr = *t;
-			continue;
-		}
-		cpu->nr_waiters++;
-		if (t->wait_ns > cpu->max_wait_ns)
-			cpu->max_wait_ns = t->wait_ns;
-	}
+	task_list_cpus(l, cpus, b->nr_cpus);
 	return b->ops->read_counters(b, cpus, b->nr_cpus);
 }

@@ -13,13 +13,7 @@
 
 #include "cpuset.h"
 #include "options.h"
-
-/* One read: waiters and the tasks holding the CPUs. */
-struct task_list {
-	uint64_t read_time_ns;	/* CLOCK_MONOTONIC; wait_ns refers to it */
-	struct starvd_task *v;
-	size_t n, cap;
-};
+#include "task_list.h"
 
 struct read_filter {
 	const struct cpuset *cpus;	/* NULL: all CPUs */
@@ -76,8 +70,5 @@ static inline int backend_read_tasks(struct backend *b,
  */
 int backend_read_cpus(struct backend *b, const struct task_list *l,
 		      struct starvd_cpu *cpus);
-
-void task_list_add(struct task_list *l, const struct starvd_task *t);
-void task_list_free(struct task_list *l);
 
 #endif

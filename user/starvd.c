@@ -41,7 +41,7 @@ struct starvd {
 	struct detect detect;
 	struct detect_result result;
 	struct task_list tasks;
-	struct starvd_task *holders;	/* per CPU, tid 0: unknown */
+	struct starvd_cpu *cpus;	/* per CPU: its task (curr), waiters */
 	struct cpu_stats *stats;	/* per CPU, for starvctl */
 	uint64_t next_read_ns;
 	uint64_t nr_reads, nr_starving;
@@ -77,20 +77,6 @@ static enum ignore_match ignored(const struct config *cfg,
 	       IGNORED_PROCESS : NOT_IGNORED;
 }
 
-static void collect_holders(struct starvd *d)
-{
-	size_t i;
-
-	memset(d->holders, 0, d->backend.nr_cpus * sizeof(*d->holders));
-	for (i = 0; i < d->tasks.n; i++) {
-		const struct starvd_task *t = &d->tasks.v[i];
-
-		if (t->state == STARVD_TASK_RUNNING && t->cpu >= 0 &&
-		    t->cpu < d->backend.nr_cpus)
-			d->holders[t->cpu] = *t;
-	}
-}
-
 /*
  * What keeps @t off its CPU: the highest-priority other task runnable
  * there (kernel prio: lower is higher), the one on the CPU on a tie.
@@ -110,7 +96,7 @@ static const struct starvd_task *holder_of(const struct starvd *d,
 
 	if (t->cpu < 0 || t->cpu >= d->backend.nr_cpus)
 		return NULL;
-	w = &d->holders[t->cpu];
+	w = &d->cpus[t->cpu].curr;
 	if (w->tid && !boost_active(&d->booster, w->tid))
 		h = w;
 	for (i = 0; i < d->tasks.n; i++) {
@@ -229,7 +215,7 @@ static int scan(struct starvd *d)
 	d->nr_reads++;
 	if (d->cfg.verbose)
 		report_check(&d->tasks, d->backend.nr_cpus, f.cpus);
-	collect_holders(d);
+	task_list_cpus(&d->tasks, d->cpus, d->backend.nr_cpus);
 	detect_scan(&d->detect, &d->tasks, skip_boosted, &d->booster,
 		    &d->result);
 	for (i = 0; i < d->result.n; i++)
@@ -609,9 +595,9 @@ static int init_monitoring(struct starvd *d)
 		.run_dir = d->cfg.log_only ? NULL : d->cfg.run_dir,
 	};
 
-	d->holders = calloc(d->backend.nr_cpus, sizeof(*d->holders));
+	d->cpus = calloc(d->backend.nr_cpus, sizeof(*d->cpus));
 	d->stats = calloc(d->backend.nr_cpus, sizeof(*d->stats));
-	if (!d->holders || !d->stats) {
+	if (!d->cpus || !d->stats) {
 		log_err("out of memory for %d CPUs", d->backend.nr_cpus);
 		return -1;
 	}
@@ -656,7 +642,7 @@ static int stop(struct starvd *d)
 		task_list_free(&d->tasks);
 		fallthrough;
 	case STAGE_PIDFILE:
-		free(d->holders);
+		free(d->cpus);
 		free(d->stats);
 		pidfile_remove(d->cfg.pidfile);
 		fallthrough;
