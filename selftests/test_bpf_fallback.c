@@ -176,7 +176,7 @@ TEST_F_TIMEOUT(no_sched_info, auto_mode_loads_tracking_and_reads, 30)
 	ASSERT_EQ(0, backend_open(&self->b, BACKEND_BPF, STARVD_MODE_AUTO,
 				  err, sizeof(err))) TH_LOG("%s", err);
 	self->opened = true;
-	EXPECT_STREQ("bpf (tracking mode)", self->b.desc);
+	EXPECT_STREQ("bpf (tracking mode)", self->b.display_name);
 
 	/* Two busy loops on one CPU: one of them is always queued. */
 	a = spin_on(cpu, 10);

@@ -34,7 +34,7 @@ static int try_open(struct backend *b, const struct backend_ops *ops,
 	memset(b, 0, sizeof(*b));
 	b->ops = ops;
 	b->nr_cpus = cpus_possible();
-	snprintf(b->desc, sizeof(b->desc), "%s", ops->name);
+	snprintf(b->display_name, sizeof(b->display_name), "%s", ops->name);
 	return ops->open(b, bpf_mode, err, errlen);
 }
 
@@ -55,7 +55,7 @@ static int open_sched_debug(struct backend *b, unsigned int bpf_mode,
 	ret = try_open(b, &bpf_backend_ops, bpf_mode, bpf_err,
 		       sizeof(bpf_err));
 	if (!ret) {
-		snprintf(b->note, sizeof(b->note),
+		snprintf(b->fallback_note, sizeof(b->fallback_note),
 			 "-b sched_debug: the starvd kernel module is not available (%.300s); using the BPF backend instead, as -b auto does: to use the module install starvd-dkms (or dkms install starvd) and load it (modprobe starvd); or set -b auto",
 			 nl_err);
 		return 0;
@@ -89,11 +89,11 @@ int backend_open(struct backend *b, enum backend_kind kind,
 	ret = try_open(b, &netlink_backend_ops, bpf_mode, nl_err,
 		       sizeof(nl_err));
 	if (!ret) {
-		snprintf(b->desc + strlen(b->desc),
-			 sizeof(b->desc) - strlen(b->desc),
+		snprintf(b->display_name + strlen(b->display_name),
+			 sizeof(b->display_name) - strlen(b->display_name),
 			 " (BPF unavailable)");
 		/* For the daemon's log: why not BPF, and that it fell back. */
-		snprintf(b->note, sizeof(b->note),
+		snprintf(b->fallback_note, sizeof(b->fallback_note),
 			 "the BPF backend is unavailable, using the kernel module (netlink) instead: %s",
 			 bpf_err);
 		return 0;

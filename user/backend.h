@@ -39,11 +39,16 @@ struct backend {
 	const struct backend_ops *ops;
 	void *priv;
 	int nr_cpus;
-	char desc[64];		/* e.g. "bpf (sched_info mode)" */
-	/* Set by backend_open() -b auto: why BPF is not used, or "". */
-	char note[640];
+	/* The open backend as logged and published: "bpf (sched_info mode)" */
+	char display_name[64];
+	/*
+	 * Set by backend_open() when it fell back from the backend asked for
+	 * (-b auto, -b sched_debug): what it uses instead and why, for the
+	 * daemon's log; "" otherwise.
+	 */
+	char fallback_note[640];
 	/* Set by a failed read when it knows: what is wrong, what to do. */
-	char why[384];
+	char read_error_hint[384];
 };
 
 extern const struct backend_ops bpf_backend_ops;

@@ -205,7 +205,7 @@ static int bpf_open(struct backend *b, unsigned int mode, char *err,
 			 strerror(-ret));
 		goto fail;
 	}
-	snprintf(b->desc, sizeof(b->desc), "bpf (%s mode)",
+	snprintf(b->display_name, sizeof(b->display_name), "bpf (%s mode)",
 		 mode == STARVD_MODE_TRACKING ? "tracking" : "sched_info");
 	return 0;
 fail:

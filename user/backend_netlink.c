@@ -14,7 +14,7 @@
  * (an upgrade, a test): genetlink then gives the family a new id. A
  * request that fails resolves the family again and, when it is back,
  * checks the module's ABI and retries once; while it is gone reads fail
- * with -ENOENT and b->why says to load it.
+ * with -ENOENT and b->read_error_hint says to load it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -243,7 +243,8 @@ out:
 
 /*
  * Ask the module (family id in p->family) for its version and ABI; on
- * success set b->desc, else say in @err what is wrong and what to do.
+ * success set b->display_name, else say in @err what is wrong and what to
+ * do.
  */
 static int check_module(struct backend *b, char *err, size_t errlen)
 {
@@ -269,17 +270,18 @@ static int check_module(struct backend *b, char *err, size_t errlen)
 			 p->abi_version, STARVD_ABI_VERSION, STARVD_VERSION);
 		return -EPROTO;
 	}
-	snprintf(b->desc, sizeof(b->desc), "netlink (starvd.ko %s)",
+	snprintf(b->display_name, sizeof(b->display_name),
+		 "netlink (starvd.ko %s)",
 		 p->version[0] ? p->version : "unknown version");
 	return 0;
 }
 
 /*
- * A request failed with @ret. If the family is gone, say so in b->why
- * and return -ENOENT; if it came back under another id (the module was
- * reloaded), check the module again (b->why says what is wrong if that
- * fails) and return 0 to retry; otherwise the failure was not about the
- * family: return @ret.
+ * A request failed with @ret. If the family is gone, say so in
+ * b->read_error_hint and return -ENOENT; if it came back under another id
+ * (the module was reloaded), check the module again (b->read_error_hint
+ * says what is wrong if that fails) and return 0 to retry; otherwise the
+ * failure was not about the family: return @ret.
  */
 static int reconnect(struct backend *b, int ret)
 {
@@ -287,19 +289,20 @@ static int reconnect(struct backend *b, int ret)
 	int family;
 
 	if (ret == -EPERM)
-		snprintf(b->why, sizeof(b->why), "%s", EPERM_TEXT);
+		snprintf(b->read_error_hint, sizeof(b->read_error_hint), "%s",
+			 EPERM_TEXT);
 	if (ret == -EPERM || ret == -ENOMEM || ret == -EINTR)
 		return ret;
 	family = genl_ctrl_resolve(p->sk, STARVD_FAMILY_NAME);
 	if (family < 0) {
-		snprintf(b->why, sizeof(b->why),
+		snprintf(b->read_error_hint, sizeof(b->read_error_hint),
 			 "the starvd kernel module is not loaded (it was unloaded): load it again with 'modprobe starvd'");
 		return -ENOENT;
 	}
 	if (family == p->family)
 		return ret;
 	p->family = family;
-	ret = check_module(b, b->why, sizeof(b->why));
+	ret = check_module(b, b->read_error_hint, sizeof(b->read_error_hint));
 	/* Not a module to read from: check it again next time. */
 	if (ret)
 		p->family = -1;
@@ -314,7 +317,7 @@ static int request_again(struct backend *b, uint8_t cmd, int flags,
 	struct nl_backend *p = b->priv;
 	int ret;
 
-	b->why[0] = '\0';
+	b->read_error_hint[0] = '\0';
 	ret = request(p, cmd, flags, f, handler);
 	if (!ret)
 		return 0;

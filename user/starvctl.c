@@ -70,7 +70,7 @@ static struct json_object *reply_json(const struct backend *b,
 	struct json_object *o = json_object_new_object();
 
 	if (o) {
-		json_put_str(o, "backend", b->desc);
+		json_put_str(o, "backend", b->display_name);
 		json_put_u64(o, "read_time_ns", l->read_time_ns);
 	}
 	return o;
@@ -187,7 +187,7 @@ static int cmd_info(const struct ctl *c, struct backend *b,
 
 	if (!c->json) {
 		printf("starvctl %s\nbackend: %s\nABI version: %d\nCPUs: %d\nclock: CLOCK_MONOTONIC\n",
-		       STARVD_VERSION, b->desc, STARVD_ABI_VERSION,
+		       STARVD_VERSION, b->display_name, STARVD_ABI_VERSION,
 		       b->nr_cpus);
 		return 0;
 	}
@@ -196,7 +196,7 @@ static int cmd_info(const struct ctl *c, struct backend *b,
 		return -ENOMEM;
 	json_put_str(o, "version", STARVD_VERSION);
 	json_put_int(o, "abi_version", STARVD_ABI_VERSION);
-	json_put_str(o, "backend", b->desc);
+	json_put_str(o, "backend", b->display_name);
 	json_put_int(o, "nr_cpus", b->nr_cpus);
 	json_put_str(o, "clock", "CLOCK_MONOTONIC");
 	json_put_u64(o, "read_time_ns", l->read_time_ns);
@@ -464,7 +464,7 @@ static struct starvd_cpu *read_cpus(const struct ctl *c, struct backend *b,
 	task_list_free(&l);
 	if (ret) {
 		fprintf(stderr, "starvctl: reading from the %s backend failed: %s\n",
-			b->desc, strerror(-ret));
+			b->display_name, strerror(-ret));
 		free(cpus);
 		return NULL;
 	}
@@ -489,7 +489,7 @@ static int cmd_metrics(const struct ctl *c)
 	if (!read_daemon(c, &s, true))
 		in.daemon = &s;
 	cpus = read_cpus(c, &b, &opened);
-	in.backend = opened ? b.desc : NULL;
+	in.backend = opened ? b.display_name : NULL;
 	in.cpus = cpus;
 	in.nr_cpus = b.nr_cpus;
 	if (c->output) {
@@ -569,7 +569,7 @@ int main(int argc, char **argv)
 		ret = commands[i].fn(&c, &b, &l);
 	if (ret)
 		fprintf(stderr, "starvctl: reading from the %s backend failed: %s\n",
-			b.desc, strerror(-ret));
+			b.display_name, strerror(-ret));
 	task_list_free(&l);
 	backend_close(&b);
 	return ret ? 1 : 0;

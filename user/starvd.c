@@ -169,7 +169,7 @@ static void publish_state(struct starvd *d)
 	if (!bi)
 		return;
 	snprintf(s.version, sizeof(s.version), "%s", STARVD_VERSION);
-	snprintf(s.backend, sizeof(s.backend), "%s", d->backend.desc);
+	snprintf(s.backend, sizeof(s.backend), "%s", d->backend.display_name);
 	snprintf(s.cpus, sizeof(s.cpus), "all");
 	if (!d->cfg.monitor_all)
 		cpuset_format(&d->cfg.cpus, s.cpus, sizeof(s.cpus));
@@ -241,7 +241,7 @@ static void log_status(struct starvd *d)
 	if (!d->cfg.monitor_all)
 		cpuset_format(&d->cfg.cpus, cpus, sizeof(cpus));
 	log_msg("status: backend %s, CPUs %s, threshold %.3f s, %zu boost(s) in progress, %llu reads, %llu starving, %llu boosts, %llu boost failures",
-		d->backend.desc, cpus,
+		d->backend.display_name, cpus,
 		(double)d->cfg.threshold_ns / NSEC_PER_SEC, d->booster.n,
 		(unsigned long long)d->nr_reads,
 		(unsigned long long)d->nr_starving,
@@ -251,8 +251,9 @@ static void log_status(struct starvd *d)
 		log_msg("status: reads failing for %.1f s (%llu attempts): %s%s%s",
 			(double)(now_ns() - d->fail_since_ns) / NSEC_PER_SEC,
 			(unsigned long long)d->nr_failed_reads,
-			strerror(-d->read_err), d->backend.why[0] ? ": " : "",
-			d->backend.why);
+			strerror(-d->read_err),
+			d->backend.read_error_hint[0] ? ": " : "",
+			d->backend.read_error_hint);
 }
 
 /* Publish <run-dir>/state; without it starvd works, unseen by starvctl. */
@@ -306,15 +307,16 @@ static void read_failed(struct starvd *d, int ret, uint64_t now)
 		d->fail_since_ns = now;
 	d->read_err = ret;
 	log_err("reading the waiters from the %s backend failed: %s%s%s; nothing is detected meanwhile; retrying every %.1f to %.0f s, logged again only if the error changes",
-		d->backend.desc, strerror(-ret), d->backend.why[0] ? ": " : "",
-		d->backend.why, READ_BACKOFF_MIN_MS / 1000.0,
+		d->backend.display_name, strerror(-ret),
+		d->backend.read_error_hint[0] ? ": " : "",
+		d->backend.read_error_hint, READ_BACKOFF_MIN_MS / 1000.0,
 		READ_BACKOFF_MAX_MS / 1000.0);
 }
 
 static void read_recovered(struct starvd *d, uint64_t now)
 {
 	log_msg("reading the waiters from the %s backend works again, after %llu failed attempts in %.1f s",
-		d->backend.desc, (unsigned long long)d->nr_failed_reads,
+		d->backend.display_name, (unsigned long long)d->nr_failed_reads,
 		(double)(now - d->fail_since_ns) / NSEC_PER_SEC);
 	d->read_err = 0;
 	d->nr_failed_reads = 0;
@@ -449,7 +451,7 @@ static void log_start(const struct starvd *d)
 	format_ns(d->cfg.boost_runtime_ns, rt, sizeof(rt));
 	format_ns(d->cfg.boost_period_ns, per, sizeof(per));
 	log_msg("starvd %s: backend %s, monitoring CPUs %s, threshold %.3f s, %s, boost %s/%s for %.3f s%s",
-		STARVD_VERSION, d->backend.desc, cpus,
+		STARVD_VERSION, d->backend.display_name, cpus,
 		(double)d->cfg.threshold_ns / NSEC_PER_SEC,
 		d->cfg.granularity_ns ? "fixed granularity" :
 		"waking on threshold crossings", rt, per,
@@ -609,8 +611,8 @@ static int init_monitoring(struct starvd *d)
 	if (!d->cfg.log_only)
 		recover_journal(d);
 	log_start(d);
-	if (d->backend.note[0])
-		log_msg("%s", d->backend.note);
+	if (d->backend.fallback_note[0])
+		log_msg("%s", d->backend.fallback_note);
 	open_state(d);
 	if (!d->cfg.log_only && d->cfg.boost_duration_ns < d->cfg.boost_period_ns)
 		log_msg("note: -d/--boost_duration is shorter than -p/--boost_period: a task boosted again soon after a boost may get no runtime until its previous SCHED_DEADLINE period ends");

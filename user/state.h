@@ -42,7 +42,7 @@ struct daemon_state {
 	uint64_t start_time;	/* CLOCK_REALTIME, seconds */
 	uint64_t updated_ns;	/* CLOCK_MONOTONIC of the last write */
 	char version[16];
-	char backend[64];	/* backend->desc */
+	char backend[64];	/* backend->display_name */
 	char cpus[256];		/* monitored CPUs, "all" or a list */
 	char boost_mode[16];	/* deadline, fifo or log-only */
 	uint64_t threshold_ns;
