@@ -287,6 +287,7 @@ static pid_t hold_dl_bandwidth(int *held, int *err)
 		int ret = 0;
 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		unpin(0);	/* the reservations need every CPU */
 		while (res[0] < 64 && !ret) {
 			pthread_t th;
 

@@ -49,12 +49,24 @@ int rt_throttle_restore(long saved)
 }
 
 /* A negative @cpu leaves the affinity as it is. */
+int unpin(pid_t tid)
+{
+	cpu_set_t set;
+	int c;
+
+	CPU_ZERO(&set);
+	for (c = 0; c < CPU_SETSIZE; c++)
+		CPU_SET(c, &set);
+	return sched_setaffinity(tid, sizeof(set), &set) ? -errno : 0;
+}
+
+/* @cpu < 0: any CPU, whatever its creator is kept to (hog_start()). */
 static int pin(pid_t tid, int cpu)
 {
 	cpu_set_t set;
 
 	if (cpu < 0)
-		return 0;
+		return unpin(tid);
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	return sched_setaffinity(tid, sizeof(set), &set) ? -errno : 0;

@@ -56,6 +56,12 @@ bool victim_stuck(struct victim *v);
 /* Wait up to @ms for the victim to loop past @since; did it? */
 bool victim_progressed(struct victim *v, uint64_t since, int ms);
 void kill_and_reap(pid_t pid);
+/*
+ * Let @tid run on every CPU. Whoever must not inherit the test's own
+ * affinity (kept off the busy CPU by hog_start()) calls it: a task that
+ * is not allowed every CPU is refused SCHED_DEADLINE with EPERM.
+ */
+int unpin(pid_t tid);
 
 struct sched_attr fifo_attr(int prio);
 struct sched_attr other_attr(int nice);
