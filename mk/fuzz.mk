@@ -8,11 +8,11 @@
 #       target for FUZZ_SECONDS; inputs that fail are copied into
 #       selftests/fuzz/regressions/<target>/, which make check replays.
 # Targets: options (starvd's command line), starvctl (its command line),
-# cpuset (CPU lists), journal (boost journal entries), state (the state
-# file starvctl reads). FUZZ_ARGS passes more libFuzzer options.
+# cpuset (CPU lists), journal (boost journal entries), status_file (the
+# state file starvctl reads). FUZZ_ARGS passes more libFuzzer options.
 
 FUZZ_SECONDS	?= 60
-FUZZ_TARGETS	?= options starvctl cpuset journal state
+FUZZ_TARGETS	?= options starvctl cpuset journal status_file
 
 fuzz: deps
 	$(SELFTESTS) fuzz FUZZ_CC="$(CLANG)" FUZZ_SECONDS="$(FUZZ_SECONDS)" \

@@ -616,7 +616,7 @@ uint64_t boost_next_event(const struct booster *b)
 	return next;
 }
 
-void booster_state(const struct booster *b, struct daemon_state *s)
+void booster_status(const struct booster *b, struct daemon_status *s)
 {
 	size_t i;
 

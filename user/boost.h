@@ -17,7 +17,7 @@
 #include "hrtick.h"
 #include "journal.h"
 #include "sched_attr.h"
-#include "state.h"
+#include "status_file.h"
 
 struct boost {
 	struct starvd_task task;
@@ -116,7 +116,7 @@ void boost_again_clear(struct booster *b);
 /* The runtime @tid's next boost would get (-r unless escalated). */
 uint64_t boost_next_runtime(const struct booster *b, uint32_t tid);
 /* Escalation fields of the state file (state.h); free @s->escalated. */
-void booster_state(const struct booster *b, struct daemon_state *s);
+void booster_status(const struct booster *b, struct daemon_status *s);
 /* Restore every boosted task now (shutdown). */
 void boost_stop_all(struct booster *b);
 

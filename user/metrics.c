@@ -27,7 +27,7 @@ static void label(FILE *f, const char *s)
 	}
 }
 
-static void per_cpu_counter(FILE *f, const struct daemon_state *d,
+static void per_cpu_counter(FILE *f, const struct daemon_status *d,
 			    const struct cpuset *online, const char *name,
 			    const char *help, size_t field)
 {
@@ -44,7 +44,7 @@ static void per_cpu_counter(FILE *f, const struct daemon_state *d,
 	}
 }
 
-static void daemon_metrics(FILE *f, const struct daemon_state *d,
+static void daemon_metrics(FILE *f, const struct daemon_status *d,
 			   const struct cpuset *online)
 {
 	header(f, "starvd_info", "gauge",

@@ -12,10 +12,10 @@
 
 #include <starvd/abi.h>
 
-#include "state.h"
+#include "status_file.h"
 
 struct metrics_input {
-	const struct daemon_state *daemon;	/* NULL: no daemon running */
+	const struct daemon_status *daemon;	/* NULL: no daemon running */
 	const char *backend;			/* starvctl's backend, or NULL */
 	const struct starvd_cpu *cpus;		/* NULL: backend unreadable */
 	int nr_cpus;

@@ -20,7 +20,7 @@
 #include "report.h"
 #include "sched_attr.h"
 #include "starvctl_args.h"
-#include "state.h"
+#include "status_file.h"
 #include "util.h"
 #include "version.h"
 
@@ -208,14 +208,14 @@ static int cmd_info(const struct ctl *c, struct backend *b,
  * one that did is gone), another -errno for an unreadable file; each
  * already explained on stderr unless @quiet.
  */
-static int read_daemon(const struct ctl *c, struct daemon_state *s,
+static int read_daemon(const struct ctl *c, struct daemon_status *s,
 		       bool quiet)
 {
 	char path[4096];
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/" STATE_FILE, c->run_dir);
-	ret = state_read(path, s);
+	snprintf(path, sizeof(path), "%s/" STATUS_FILE, c->run_dir);
+	ret = status_file_read(path, s);
 	if (ret == -ENOENT) {
 		if (!quiet)
 			fprintf(stderr, "starvctl: starvd is not running (no %s): start it with 'systemctl start starvd', or pass --run-dir if it runs with another\n",
@@ -228,17 +228,17 @@ static int read_daemon(const struct ctl *c, struct daemon_state *s,
 			ret == -EACCES ? " (run as root)" : "");
 		return ret;
 	}
-	if (!state_daemon_alive(s)) {
+	if (!status_daemon_alive(s)) {
 		if (!quiet)
 			fprintf(stderr, "starvctl: starvd is not running: pid %d, which wrote %s, is gone (killed?); 'starvd --restore' puts back any task it left boosted\n",
 				(int)s->pid, path);
-		state_free(s);
+		status_file_free(s);
 		return -ESRCH;
 	}
 	return 0;
 }
 
-static struct json_object *per_cpu_json(const struct daemon_state *s,
+static struct json_object *per_cpu_json(const struct daemon_status *s,
 					 struct json_object *o)
 {
 	struct json_object *arr = json_object_new_array();
@@ -269,7 +269,7 @@ static struct json_object *per_cpu_json(const struct daemon_state *s,
 	return arr;
 }
 
-static struct json_object *boosting_json(const struct daemon_state *s,
+static struct json_object *boosting_json(const struct daemon_status *s,
 					 uint64_t now)
 {
 	struct json_object *arr = json_object_new_array(), *o;
@@ -292,7 +292,7 @@ static struct json_object *boosting_json(const struct daemon_state *s,
 	return arr;
 }
 
-static struct json_object *escalation_json(const struct daemon_state *s)
+static struct json_object *escalation_json(const struct daemon_status *s)
 {
 	struct json_object *o = json_object_new_object(), *arr, *e;
 	size_t i;
@@ -318,7 +318,7 @@ static struct json_object *escalation_json(const struct daemon_state *s)
 	return o;
 }
 
-static int status_json(const struct daemon_state *s, uint64_t now)
+static int status_json(const struct daemon_status *s, uint64_t now)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -342,7 +342,7 @@ static int status_json(const struct daemon_state *s, uint64_t now)
 }
 
 /* Escalation: the counters, and the tasks whose next boost gets more. */
-static void escalation_text(const struct daemon_state *s)
+static void escalation_text(const struct daemon_status *s)
 {
 	char cap[32], max[32], rt[32];
 	size_t i;
@@ -369,7 +369,7 @@ static void escalation_text(const struct daemon_state *s)
 	}
 }
 
-static void status_text(const struct daemon_state *s, uint64_t now)
+static void status_text(const struct daemon_status *s, uint64_t now)
 {
 	char rt[32], per[32], dur[32];
 	long up = (long)(time(NULL) - s->start_time);
@@ -421,7 +421,7 @@ static void status_text(const struct daemon_state *s, uint64_t now)
 
 static int cmd_status(const struct ctl *c)
 {
-	struct daemon_state s;
+	struct daemon_status s;
 	int ret;
 
 	ret = read_daemon(c, &s, c->json);
@@ -434,7 +434,7 @@ static int cmd_status(const struct ctl *c)
 		ret = status_json(&s, now_ns());
 	else
 		status_text(&s, now_ns());
-	state_free(&s);
+	status_file_free(&s);
 	return ret ? 1 : 0;
 }
 
@@ -479,7 +479,7 @@ static void fill_metrics(FILE *f, const void *arg)
 /* Always prints a complete exposition; exit 1 if the backend failed. */
 static int cmd_metrics(const struct ctl *c)
 {
-	struct daemon_state s;
+	struct daemon_status s;
 	struct metrics_input in = { 0 };
 	struct starvd_cpu *cpus;
 	struct backend b = { 0 };
@@ -505,7 +505,7 @@ static int cmd_metrics(const struct ctl *c)
 	if (opened)
 		backend_close(&b);
 	if (in.daemon)
-		state_free(&s);
+		status_file_free(&s);
 	return ret || !cpus ? 1 : 0;
 }
 

@@ -28,7 +28,7 @@
 #include "options.h"
 #include "proc.h"
 #include "report.h"
-#include "state.h"
+#include "status_file.h"
 #include "throttle.h"
 #include "util.h"
 #include "version.h"
@@ -49,8 +49,8 @@ struct starvd {
 	int read_err;
 	uint64_t nr_failed_reads, fail_since_ns;
 	uint64_t start_time;		/* CLOCK_REALTIME, s */
-	char state_path[4096];		/* "": not published */
-	bool state_dirty, state_failed;
+	char status_path[4096];		/* "": not published */
+	bool status_dirty, status_failed;
 	int sfd;
 	bool rt_owned;		/* RT throttling turned off by this starvd */
 	int stage;		/* enum stage: how far start() got */
@@ -122,7 +122,7 @@ static void handle_starving(struct starvd *d, const struct starvd_task *t,
 	h = holder_of(d, t);
 	d->nr_starving++;
 	st->starving++;
-	d->state_dirty = true;
+	d->status_dirty = true;
 	report_starving(t, d->tasks.read_time_ns, h, d->cfg.log_only,
 			d->cfg.kstack);
 	/* As stalld: reported, then said why not boosted, once an episode. */
@@ -144,9 +144,9 @@ static void handle_starving(struct starvd *d, const struct starvd_task *t,
 }
 
 /* Rewrite <run-dir>/state for starvctl status and metrics. */
-static void publish_state(struct starvd *d)
+static void publish_status(struct starvd *d)
 {
-	struct daemon_state s = {
+	struct daemon_status s = {
 		.pid = getpid(),
 		.start_time = d->start_time,
 		.updated_ns = now_ns(),
@@ -162,8 +162,8 @@ static void publish_state(struct starvd *d)
 	size_t i;
 	int ret;
 
-	d->state_dirty = false;
-	if (!d->state_path[0])
+	d->status_dirty = false;
+	if (!d->status_path[0])
 		return;
 	bi = calloc(d->booster.n + 1, sizeof(*bi));
 	if (!bi)
@@ -191,14 +191,14 @@ static void publish_state(struct starvd *d)
 		memcpy(bi[i].comm, bo->task.comm, sizeof(bi[i].comm) - 1);
 	}
 	s.boosting = bi;
-	booster_state(&d->booster, &s);
-	ret = state_write(d->state_path, &s);
+	booster_status(&d->booster, &s);
+	ret = status_file_write(d->status_path, &s);
 	free(s.escalated);
 	free(bi);
-	if (ret && !d->state_failed)
+	if (ret && !d->status_failed)
 		log_err("cannot write %s: %s; starvctl status and metrics will not see this starvd",
-			d->state_path, strerror(-ret));
-	d->state_failed = ret != 0;
+			d->status_path, strerror(-ret));
+	d->status_failed = ret != 0;
 }
 
 static int scan(struct starvd *d)
@@ -257,7 +257,7 @@ static void log_status(struct starvd *d)
 }
 
 /* Publish <run-dir>/state; without it starvd works, unseen by starvctl. */
-static void open_state(struct starvd *d)
+static void open_status(struct starvd *d)
 {
 	int ret = mkdir_p(d->cfg.run_dir);
 
@@ -267,9 +267,9 @@ static void open_state(struct starvd *d)
 			d->cfg.run_dir, strerror(-ret));
 		return;
 	}
-	snprintf(d->state_path, sizeof(d->state_path), "%s/" STATE_FILE,
+	snprintf(d->status_path, sizeof(d->status_path), "%s/" STATUS_FILE,
 		 d->cfg.run_dir);
-	publish_state(d);
+	publish_status(d);
 }
 
 /* Sleep until @deadline or a signal; returns the signal number or 0. */
@@ -346,7 +346,7 @@ static int run(struct starvd *d)
 		/* A task whose boost ended may starve again: look now. */
 		if (boost_run(&d->booster, now)) {
 			d->next_read_ns = now;
-			d->state_dirty = true;
+			d->status_dirty = true;
 		}
 		if (now >= d->next_read_ns) {
 			ret = scan(d);
@@ -361,15 +361,15 @@ static int run(struct starvd *d)
 				backoff_ms = READ_BACKOFF_MIN_MS;
 			}
 		}
-		if (d->state_dirty)
-			publish_state(d);
+		if (d->status_dirty)
+			publish_status(d);
 		deadline = boost_next_event(&d->booster);
 		if (d->next_read_ns < deadline)
 			deadline = d->next_read_ns;
 		sig = wait_until(d, deadline);
 		if (sig == SIGUSR1) {
 			log_status(d);
-			publish_state(d);
+			publish_status(d);
 		} else if (sig == SIGHUP) {
 			hangup(d);
 		} else if (sig) {
@@ -613,7 +613,7 @@ static int init_monitoring(struct starvd *d)
 	log_start(d);
 	if (d->backend.fallback_note[0])
 		log_msg("%s", d->backend.fallback_note);
-	open_state(d);
+	open_status(d);
 	if (!d->cfg.log_only && d->cfg.boost_duration_ns < d->cfg.boost_period_ns)
 		log_msg("note: -d/--boost_duration is shorter than -p/--boost_period: a task boosted again soon after a boost may get no runtime until its previous SCHED_DEADLINE period ends");
 	return 0;
@@ -636,8 +636,8 @@ static int stop(struct starvd *d)
 	switch (d->stage) {
 	case STAGE_RUNNING:
 		boost_stop_all(&d->booster);
-		if (d->state_path[0])
-			unlink(d->state_path);
+		if (d->status_path[0])
+			unlink(d->status_path);
 		booster_free(&d->booster);
 		detect_free(&d->detect);
 		detect_result_free(&d->result);

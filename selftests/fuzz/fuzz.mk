@@ -6,13 +6,13 @@
 #   fuzz               build the libFuzzer binaries with $(FUZZ_CC) and run
 #                      each for FUZZ_SECONDS (fuzz/run.sh; make fuzz)
 
-FUZZ_ALL	:= options starvctl cpuset journal state json
+FUZZ_ALL	:= options starvctl cpuset journal status_file json
 FUZZ_TARGETS	?= $(FUZZ_ALL)
 FUZZ_SECONDS	?= 60
 FUZZ_CC		?= clang
 # The user/ code the targets reach, compiled in with the instrumentation.
 FUZZ_USER	:= $(addprefix ../user/,$(addsuffix .c,options starvctl_args \
-		   cpuset util journal state metrics json sched_attr))
+		   cpuset util journal status_file metrics json sched_attr))
 FUZZ_DEPS	:= $(FUZZ_USER) $(wildcard ../user/*.h) fuzz/fuzz.h
 FZ		:= $(O)/fuzz
 REPLAY_O	:= $(B)/fuzz-replay

@@ -42,7 +42,7 @@ int fuzz_options(const uint8_t *data, size_t size);
 int fuzz_starvctl(const uint8_t *data, size_t size);
 int fuzz_cpuset(const uint8_t *data, size_t size);
 int fuzz_journal(const uint8_t *data, size_t size);
-int fuzz_state(const uint8_t *data, size_t size);
+int fuzz_status_file(const uint8_t *data, size_t size);
 int fuzz_json(const uint8_t *data, size_t size);
 
 /* The input being replayed, named if it kills the process. */
@@ -190,7 +190,7 @@ REPLAY(options)
 REPLAY(starvctl)
 REPLAY(cpuset)
 REPLAY(journal)
-REPLAY(state)
+REPLAY(status_file)
 REPLAY(json)
 
 TEST_HARNESS_MAIN

@@ -2,23 +2,23 @@
 /*
  * The daemon's state file (<run-dir>/state, read by starvctl status and
  * metrics): the input is the file's content. An accepted state is
- * consistent, prints as metrics, and state_free() releases it; a rejected
- * one leaves nothing allocated.
+ * consistent, prints as metrics, and status_file_free() releases it; a
+ * rejected one leaves nothing allocated.
  */
 #include "cpuset.h"
 #include "fuzz.h"
 #include "metrics.h"
-#include "state.h"
+#include "status_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct metrics_input in = { .backend = "fuzz" };
-	struct daemon_state s;
+	struct daemon_status s;
 	char *buf = fuzz_string(data, size), *text = NULL;
 	size_t len = 0;
 	FILE *f;
 
-	if (state_parse(buf, &s)) {
+	if (status_file_parse(buf, &s)) {
 		FUZZ_CHECK(!s.cpu && !s.boosting);
 		free(buf);
 		return 0;
@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	metrics_print(f, &in);
 	FUZZ_CHECK(!fclose(f));
 	free(text);
-	state_free(&s);
+	status_file_free(&s);
 	FUZZ_CHECK(!s.cpu && !s.boosting && !s.nr_cpus && !s.nr_boosting);
 	return 0;
 }

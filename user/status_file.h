@@ -1,19 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The daemon's state for starvctl status/metrics: <run-dir>/state, a small
+ * The status file: what the running daemon publishes for starvctl status
+ * and metrics, <run-dir>/state (that name on disk is kept, for starvctl
+ * of other releases). In the code "status" means this file; "state" is a
+ * task's in a record (abi.h) and the BPF programs' (prog_state). A small
  * text file the daemon rewrites (atomic rename) whenever a counter or a
  * boost changes and removes when it exits. Not fsync'd: it describes a
  * running daemon and means nothing after a reboot.
  */
-#ifndef STARVD_STATE_H
-#define STARVD_STATE_H
+#ifndef STARVD_STATUS_FILE_H
+#define STARVD_STATUS_FILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#define STATE_FILE	"state"
+#define STATUS_FILE	"state"
 
 struct cpu_stats {
 	uint64_t starving;	/* starvation events */
@@ -37,7 +40,7 @@ struct escalated_info {
 	char comm[16];
 };
 
-struct daemon_state {
+struct daemon_status {
 	pid_t pid;
 	uint64_t start_time;	/* CLOCK_REALTIME, seconds */
 	uint64_t updated_ns;	/* CLOCK_MONOTONIC of the last write */
@@ -58,14 +61,17 @@ struct daemon_state {
 };
 
 /* Write @s to @path atomically; -errno on error. */
-int state_write(const char *path, const struct daemon_state *s);
-/* Parse a state file's text; fills @s (state_free() it); -EINVAL if bad. */
-int state_parse(const char *buf, struct daemon_state *s);
+int status_file_write(const char *path, const struct daemon_status *s);
+/*
+ * Parse a status file's text; fills @s (status_file_free() it); -EINVAL
+ * if bad.
+ */
+int status_file_parse(const char *buf, struct daemon_status *s);
 /* Read and parse @path; -errno (-ENOENT: no daemon wrote one). */
-int state_read(const char *path, struct daemon_state *s);
-void state_free(struct daemon_state *s);
+int status_file_read(const char *path, struct daemon_status *s);
+void status_file_free(struct daemon_status *s);
 
 /* Is the process that wrote @s still running as starvd? */
-bool state_daemon_alive(const struct daemon_state *s);
+bool status_daemon_alive(const struct daemon_status *s);
 
 #endif

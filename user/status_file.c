@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cpuset.h"
-#include "state.h"
+#include "status_file.h"
 #include "util.h"
 
 #define STATE_MAGIC	"starvd-state 1"
@@ -19,7 +19,7 @@
 
 static void fill_state(FILE *f, const void *arg)
 {
-	const struct daemon_state *s = arg;
+	const struct daemon_status *s = arg;
 	size_t i;
 
 	fprintf(f, STATE_MAGIC "\npid %d\nstart_time %" PRIu64 "\n"
@@ -55,7 +55,7 @@ static void fill_state(FILE *f, const void *arg)
 	}
 }
 
-int state_write(const char *path, const struct daemon_state *s)
+int status_file_write(const char *path, const struct daemon_status *s)
 {
 	return write_file_atomic(path, fill_state, s);
 }
@@ -72,7 +72,7 @@ static bool text_field(const char *line, const char *key, char *buf,
 	return true;
 }
 
-static int parse_line(char *line, struct daemon_state *s, size_t *cap,
+static int parse_line(char *line, struct daemon_status *s, size_t *cap,
 		      size_t *ecap)
 {
 	struct escalated_info e = { 0 };
@@ -141,7 +141,7 @@ static int parse_line(char *line, struct daemon_state *s, size_t *cap,
 	return -EINVAL;
 }
 
-int state_parse(const char *buf, struct daemon_state *s)
+int status_file_parse(const char *buf, struct daemon_status *s)
 {
 	char *copy, *line, *save = NULL;
 	size_t cap = 0, ecap = 0;
@@ -160,11 +160,11 @@ int state_parse(const char *buf, struct daemon_state *s)
 	if (!ret && (!s->pid || !s->nr_cpus || !s->backend[0]))
 		ret = -EINVAL;
 	if (ret)
-		state_free(s);
+		status_file_free(s);
 	return ret;
 }
 
-int state_read(const char *path, struct daemon_state *s)
+int status_file_read(const char *path, struct daemon_status *s)
 {
 	char *buf;
 	ssize_t n;
@@ -184,12 +184,12 @@ int state_read(const char *path, struct daemon_state *s)
 		len += n;
 	close(fd);
 	buf[len] = '\0';
-	ret = state_parse(buf, s);
+	ret = status_file_parse(buf, s);
 	free(buf);
 	return ret;
 }
 
-void state_free(struct daemon_state *s)
+void status_file_free(struct daemon_status *s)
 {
 	free(s->cpu);
 	free(s->boosting);
@@ -202,7 +202,7 @@ void state_free(struct daemon_state *s)
 	s->nr_boosting = 0;
 }
 
-bool state_daemon_alive(const struct daemon_state *s)
+bool status_daemon_alive(const struct daemon_status *s)
 {
 	char path[64], comm[32];
 
