@@ -616,7 +616,35 @@ uint64_t boost_next_event(const struct booster *b)
 	return next;
 }
 
-void booster_status(const struct booster *b, struct daemon_status *s)
+/* Each boost in progress, for the status file. */
+static int list_boosts(const struct booster *b, struct daemon_status *s)
+{
+	size_t i;
+
+	s->nr_boosting = b->n;
+	s->boosting = calloc(b->n + 1, sizeof(*s->boosting));
+	if (!s->boosting)
+		return -ENOMEM;
+	for (i = 0; i < b->n; i++) {
+		const struct boost *bo = &b->v[i];
+		struct boost_info *bi = &s->boosting[i];
+
+		*bi = (struct boost_info) {
+			.tid = bo->task.tid,
+			.cpu = bo->task.cpu,
+			.start_ns = bo->end_ns - b->p.duration_ns,
+			.end_ns = bo->end_ns,
+		};
+		snprintf(bi->policy, sizeof(bi->policy), "%s",
+			 bo->fifo ? "SCHED_FIFO" : "SCHED_DEADLINE");
+		memcpy(bi->comm, bo->task.comm, sizeof(bi->comm) - 1);
+	}
+	return 0;
+}
+
+/* Tasks at an escalated runtime, for the status file. */
+static void list_escalations(const struct booster *b,
+			     struct daemon_status *s)
 {
 	size_t i;
 
@@ -639,6 +667,24 @@ void booster_status(const struct booster *b, struct daemon_status *s)
 		       sizeof(s->escalated[i].comm) - 1);
 	}
 	s->nr_escalated = b->esc_n;
+}
+
+int booster_status(const struct booster *b, struct daemon_status *s)
+{
+	if (list_boosts(b, s))
+		return -ENOMEM;
+	snprintf(s->boost_mode, sizeof(s->boost_mode), "%s",
+		 b->p.force_fifo || b->dl_unavailable ? "fifo" : "deadline");
+	list_escalations(b, s);
+	return 0;
+}
+
+void booster_status_free(struct daemon_status *s)
+{
+	free(s->boosting);
+	free(s->escalated);
+	s->boosting = NULL;
+	s->escalated = NULL;
 }
 
 void boost_stop_all(struct booster *b)

@@ -115,8 +115,14 @@ bool boost_take_again(struct booster *b, uint32_t tid);
 void boost_again_clear(struct booster *b);
 /* The runtime @tid's next boost would get (-r unless escalated). */
 uint64_t boost_next_runtime(const struct booster *b, uint32_t tid);
-/* Escalation fields of the state file (state.h); free @s->escalated. */
-void booster_status(const struct booster *b, struct daemon_status *s);
+/*
+ * The booster's part of the status file (status_file.h): the boosts in
+ * progress, the boost mode (deadline or fifo) and the escalation fields.
+ * -ENOMEM when the boosts cannot be listed; else 0, and
+ * booster_status_free() releases what it allocated in @s.
+ */
+int booster_status(const struct booster *b, struct daemon_status *s);
+void booster_status_free(struct daemon_status *s);
 /* Restore every boosted task now (shutdown). */
 void boost_stop_all(struct booster *b);
 

@@ -156,45 +156,22 @@ static void publish_status(struct starvd *d)
 		.duration_ns = d->cfg.boost_duration_ns,
 		.nr_cpus = d->backend.nr_cpus,
 		.cpu = d->stats,
-		.nr_boosting = d->booster.n,
 	};
-	struct boost_info *bi;
-	size_t i;
 	int ret;
 
 	d->status_dirty = false;
-	if (!d->status_path[0])
-		return;
-	bi = calloc(d->booster.n + 1, sizeof(*bi));
-	if (!bi)
+	if (!d->status_path[0] || booster_status(&d->booster, &s))
 		return;
 	snprintf(s.version, sizeof(s.version), "%s", STARVD_VERSION);
-	snprintf(s.backend, sizeof(s.backend), "%s", d->backend.display_name);
+	snprintf(s.backend, sizeof(s.backend), "%s",
+		 d->backend.display_name);
 	snprintf(s.cpus, sizeof(s.cpus), "all");
 	if (!d->cfg.monitor_all)
 		cpuset_format(&d->cfg.cpus, s.cpus, sizeof(s.cpus));
-	snprintf(s.boost_mode, sizeof(s.boost_mode), "%s",
-		 d->cfg.log_only ? "log-only" :
-		 d->cfg.force_fifo || d->booster.dl_unavailable ? "fifo" :
-		 "deadline");
-	for (i = 0; i < d->booster.n; i++) {
-		const struct boost *bo = &d->booster.v[i];
-
-		bi[i] = (struct boost_info) {
-			.tid = bo->task.tid,
-			.cpu = bo->task.cpu,
-			.start_ns = bo->end_ns - d->cfg.boost_duration_ns,
-			.end_ns = bo->end_ns,
-		};
-		snprintf(bi[i].policy, sizeof(bi[i].policy), "%s",
-			 bo->fifo ? "SCHED_FIFO" : "SCHED_DEADLINE");
-		memcpy(bi[i].comm, bo->task.comm, sizeof(bi[i].comm) - 1);
-	}
-	s.boosting = bi;
-	booster_status(&d->booster, &s);
+	if (d->cfg.log_only)
+		snprintf(s.boost_mode, sizeof(s.boost_mode), "log-only");
 	ret = status_file_write(d->status_path, &s);
-	free(s.escalated);
-	free(bi);
+	booster_status_free(&s);
 	if (ret && !d->status_failed)
 		log_err("cannot write %s: %s; starvctl status and metrics will not see this starvd",
 			d->status_path, strerror(-ret));
