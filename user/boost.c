@@ -117,7 +117,7 @@ bool boost_take_again(struct booster *b, uint32_t tid)
 {
 	struct escalation *e = find_escalation(b, tid);
 
-	if (!e || !e->again || boost_active(b, tid))
+	if (!e || !e->again)
 		return false;
 	e->again = false;
 	return true;

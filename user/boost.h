@@ -108,7 +108,8 @@ uint64_t boost_next_event(const struct booster *b);
  * Whether @tid, found waiting right after a boost that let it make no
  * progress, is to be boosted again at once with its escalated runtime
  * rather than after another threshold (its wait restarted when the boost
- * let it run). True once per such boost.
+ * let it run). True once per such boost. The caller asks first whether
+ * @tid is being boosted already (detect_handled()).
  */
 bool boost_take_again(struct booster *b, uint32_t tid);
 /* After each read: a task not waiting then is not boosted at once later. */

@@ -5,10 +5,18 @@
 #include "detect.h"
 #include "util.h"
 
-void detect_init(struct detect *d, uint64_t threshold_ns)
+void detect_init(struct detect *d, uint64_t threshold_ns,
+		 detect_boosting_fn boosting, const struct booster *booster)
 {
 	memset(d, 0, sizeof(*d));
 	d->threshold_ns = threshold_ns;
+	d->boosting = boosting;
+	d->booster = booster;
+}
+
+bool detect_handled(const struct detect *d, uint32_t tid)
+{
+	return d->boosting && d->boosting(d->booster, tid);
 }
 
 void detect_free(struct detect *d)
@@ -60,7 +68,7 @@ static void prune_episodes(struct detect *d)
 }
 
 void detect_scan(struct detect *d, const struct task_list *l,
-		 detect_skip_fn skip, void *ctx, struct detect_result *r)
+		 struct detect_result *r)
 {
 	uint64_t next = l->read_time_ns + d->threshold_ns;
 	size_t i;
@@ -73,7 +81,7 @@ void detect_scan(struct detect *d, const struct task_list *l,
 
 		if (t->state != STARVD_TASK_WAITING)
 			continue;
-		if (skip && skip(ctx, t->tid))
+		if (detect_handled(d, t->tid))
 			continue;
 		e = find_episode(d, t->tid);
 		if (e && e->nr_switches == t->nr_switches) {
@@ -115,4 +123,37 @@ starving:
 	}
 	prune_episodes(d);
 	r->next_wake_ns = next;
+}
+
+/*
+ * Usually the holder is the task on the CPU; but a SCHED_OTHER task that
+ * the kernel's fair server runs for a moment behind a real-time busy loop
+ * is on the CPU without outranking anything: the busy loop it preempted,
+ * waiting for a few milliseconds, is what starves a real-time task. (Named
+ * as the holder, it also made the SCHED_FIFO emulation run the task at
+ * priority 1, below the busy loop.) Tasks starvd is boosting are not
+ * holders either: their priority is starvd's, for a moment.
+ */
+const struct starvd_task *detect_holder(const struct detect *d,
+					const struct task_list *l,
+					const struct starvd_cpu *cpus,
+					int nr_cpus,
+					const struct starvd_task *t)
+{
+	const struct starvd_task *h = NULL, *w;
+	size_t i;
+
+	if (t->cpu < 0 || t->cpu >= nr_cpus)
+		return NULL;
+	w = &cpus[t->cpu].curr;
+	if (w->tid && !detect_handled(d, w->tid))
+		h = w;
+	for (i = 0; i < l->n; i++) {
+		w = &l->v[i];
+		if (w->state == STARVD_TASK_WAITING && w->cpu == t->cpu &&
+		    w->tid != t->tid && (!h || w->prio < h->prio) &&
+		    !detect_handled(d, w->tid))
+			h = w;
+	}
+	return h;
 }

@@ -4,6 +4,10 @@
  * one can. A task that starts waiting after a read cannot cross the
  * threshold before read_time + threshold, so sleeping until the earliest
  * start + threshold of the waiters seen misses nothing.
+ *
+ * Detection also owns "is this task already being handled?" (an open
+ * episode, a boost in progress: detect_handled()) and, from that, which
+ * task holds a starving task's CPU (detect_holder()).
  */
 #ifndef STARVD_DETECT_H
 #define STARVD_DETECT_H
@@ -12,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backend.h"
+#include "task_list.h"
 
 /*
  * A starvation episode is a task and its context-switch count: the same
@@ -26,15 +30,19 @@ struct episode {
 	uint64_t repeat_ns;	/* report again at this wait; 0: never */
 };
 
+struct booster;
+
+/* Is a boost of @tid in progress? The booster's answer: boost_active(). */
+typedef bool (*detect_boosting_fn)(const struct booster *b, uint32_t tid);
+
 struct detect {
 	uint64_t threshold_ns;
 	struct episode *v;
 	size_t n, cap;
 	uint32_t gen;
+	detect_boosting_fn boosting;	/* NULL: nothing is ever boosted */
+	const struct booster *booster;
 };
-
-/* Tasks the scan must leave alone (being boosted). */
-typedef bool (*detect_skip_fn)(void *ctx, uint32_t tid);
 
 struct detect_result {
 	size_t *starving;	/* indexes into the task list */
@@ -42,18 +50,41 @@ struct detect_result {
 	uint64_t next_wake_ns;	/* earliest possible next crossing */
 };
 
-void detect_init(struct detect *d, uint64_t threshold_ns);
+/* @boosting(@booster, tid) says which tasks are being boosted. */
+void detect_init(struct detect *d, uint64_t threshold_ns,
+		 detect_boosting_fn boosting, const struct booster *booster);
 void detect_free(struct detect *d);
 void detect_result_free(struct detect_result *r);
 
 /*
+ * Is @tid already being handled, by a boost in progress? Such a task is
+ * not found starving, not named as a holder and not boosted again: the
+ * one answer detection, holder choice and the daemon's loop use. (Its
+ * other half, an open episode, keeps detect_scan() from returning a task
+ * twice for one wait.)
+ */
+bool detect_handled(const struct detect *d, uint32_t tid);
+
+/*
  * Find the waiters of @l that have waited at least the threshold and are
- * not part of an episode already returned, record them as episodes, and
- * compute the next wake-up. Episodes of tasks that ran or vanished are
- * forgotten.
+ * not handled already (being boosted, or part of an episode already
+ * returned), record them as episodes, and compute the next wake-up.
+ * Episodes of tasks that ran or vanished are forgotten.
  */
 void detect_scan(struct detect *d, const struct task_list *l,
-		 detect_skip_fn skip, void *ctx, struct detect_result *r);
+		 struct detect_result *r);
+
+/*
+ * What keeps @t off its CPU in read @l: the highest-priority other task
+ * runnable there (kernel prio: lower is higher), the task on the CPU
+ * (@cpus[].curr, task_list_cpus()) on a tie, never a task being boosted.
+ * NULL when there is none, or @t's CPU is not among @nr_cpus.
+ */
+const struct starvd_task *detect_holder(const struct detect *d,
+					const struct task_list *l,
+					const struct starvd_cpu *cpus,
+					int nr_cpus,
+					const struct starvd_task *t);
 
 /*
  * Forget @tid's episode: once its boost ends, a task that is still waiting

@@ -56,11 +56,6 @@ struct starvd {
 	int stage;		/* enum stage: how far start() got */
 };
 
-static bool skip_boosted(void *ctx, uint32_t tid)
-{
-	return boost_active(ctx, tid);
-}
-
 enum ignore_match { NOT_IGNORED, IGNORED_THREAD, IGNORED_PROCESS };
 
 /* Which ignore list matches @t; the process name in @pcomm for -I. */
@@ -77,38 +72,6 @@ static enum ignore_match ignored(const struct config *cfg,
 	       IGNORED_PROCESS : NOT_IGNORED;
 }
 
-/*
- * What keeps @t off its CPU: the highest-priority other task runnable
- * there (kernel prio: lower is higher), the one on the CPU on a tie.
- * Usually that is the task on the CPU; but a SCHED_OTHER task that the
- * kernel's fair server runs for a moment behind a real-time busy loop is
- * on the CPU without outranking anything: the busy loop it preempted,
- * waiting for a few milliseconds, is what starves a real-time task. (Named
- * as the holder, it also made the SCHED_FIFO emulation run the task at
- * priority 1, below the busy loop.) Tasks starvd is boosting are not
- * holders either: their priority is starvd's, for a moment.
- */
-static const struct starvd_task *holder_of(const struct starvd *d,
-					   const struct starvd_task *t)
-{
-	const struct starvd_task *h = NULL, *w;
-	size_t i;
-
-	if (t->cpu < 0 || t->cpu >= d->backend.nr_cpus)
-		return NULL;
-	w = &d->cpus[t->cpu].curr;
-	if (w->tid && !boost_active(&d->booster, w->tid))
-		h = w;
-	for (i = 0; i < d->tasks.n; i++) {
-		w = &d->tasks.v[i];
-		if (w->state == STARVD_TASK_WAITING && w->cpu == t->cpu &&
-		    w->tid != t->tid && (!h || w->prio < h->prio) &&
-		    !boost_active(&d->booster, w->tid))
-			h = w;
-	}
-	return h;
-}
-
 static void handle_starving(struct starvd *d, const struct starvd_task *t,
 			    uint64_t now)
 {
@@ -119,7 +82,8 @@ static void handle_starving(struct starvd *d, const struct starvd_task *t,
 	char pcomm[64];
 	enum ignore_match ign = ignored(&d->cfg, t, pcomm, sizeof(pcomm));
 
-	h = holder_of(d, t);
+	h = detect_holder(&d->detect, &d->tasks, d->cpus, d->backend.nr_cpus,
+			  t);
 	d->nr_starving++;
 	st->starving++;
 	d->status_dirty = true;
@@ -193,14 +157,14 @@ static int scan(struct starvd *d)
 	if (d->cfg.verbose)
 		report_check(&d->tasks, d->backend.nr_cpus, f.cpus);
 	task_list_cpus(&d->tasks, d->cpus, d->backend.nr_cpus);
-	detect_scan(&d->detect, &d->tasks, skip_boosted, &d->booster,
-		    &d->result);
+	detect_scan(&d->detect, &d->tasks, &d->result);
 	for (i = 0; i < d->result.n; i++)
 		handle_starving(d, &d->tasks.v[d->result.starving[i]],
 				now_ns());
 	/* Still waiting after a boost too short for it: escalate now. */
 	for (i = 0; i < d->tasks.n; i++)
 		if (d->tasks.v[i].state == STARVD_TASK_WAITING &&
+		    !detect_handled(&d->detect, d->tasks.v[i].tid) &&
 		    boost_take_again(&d->booster, d->tasks.v[i].tid))
 			handle_starving(d, &d->tasks.v[i], now_ns());
 	boost_again_clear(&d->booster);
@@ -583,7 +547,8 @@ static int init_monitoring(struct starvd *d)
 	booster_init(&d->booster, &bp, d->cfg.log_only ? NULL : &d->journal);
 	oom_daemon = d;
 	set_oom_handler(out_of_memory);
-	detect_init(&d->detect, d->cfg.threshold_ns);
+	detect_init(&d->detect, d->cfg.threshold_ns, boost_active,
+		    &d->booster);
 	d->stage = STAGE_RUNNING;
 	if (!d->cfg.log_only)
 		recover_journal(d);
