@@ -27,6 +27,7 @@
 #include "log.h"
 #include "options.h"
 #include "proc.h"
+#include "read_retry.h"
 #include "report.h"
 #include "status_file.h"
 #include "throttle.h"
@@ -45,9 +46,7 @@ struct starvd {
 	struct cpu_stats *stats;	/* per CPU, for starvctl */
 	uint64_t next_read_ns;
 	uint64_t nr_reads, nr_starving;
-	/* Reads failing since fail_since_ns with read_err, 0: they work. */
-	int read_err;
-	uint64_t nr_failed_reads, fail_since_ns;
+	struct read_retry retry;	/* failed reads: backoff, logs */
 	uint64_t start_time;		/* CLOCK_REALTIME, s */
 	char status_path[4096];		/* "": not published */
 	bool status_dirty, status_failed;
@@ -188,13 +187,7 @@ static void log_status(struct starvd *d)
 		(unsigned long long)d->nr_starving,
 		(unsigned long long)d->booster.nr_boosts,
 		(unsigned long long)d->booster.nr_failures);
-	if (d->read_err)
-		log_msg("status: reads failing for %.1f s (%llu attempts): %s%s%s",
-			(double)(now_ns() - d->fail_since_ns) / NSEC_PER_SEC,
-			(unsigned long long)d->nr_failed_reads,
-			strerror(-d->read_err),
-			d->backend.read_error_hint[0] ? ": " : "",
-			d->backend.read_error_hint);
+	read_retry_log_status(&d->retry, &d->backend, now_ns());
 }
 
 /* Publish <run-dir>/state; without it starvd works, unseen by starvctl. */
@@ -232,38 +225,6 @@ static int wait_until(struct starvd *d, uint64_t deadline)
 }
 
 /*
- * Failed reads are retried with a backoff from 100 ms to 5 s (the module
- * may be reloaded, e.g. by a DKMS upgrade). The failure is logged once,
- * with what to do, and again only if the error changes; the recovery once.
- */
-#define READ_BACKOFF_MIN_MS	100
-#define READ_BACKOFF_MAX_MS	5000
-
-static void read_failed(struct starvd *d, int ret, uint64_t now)
-{
-	d->nr_failed_reads++;
-	if (ret == d->read_err)
-		return;
-	if (!d->read_err)
-		d->fail_since_ns = now;
-	d->read_err = ret;
-	log_err("reading the waiters from the %s backend failed: %s%s%s; nothing is detected meanwhile; retrying every %.1f to %.0f s, logged again only if the error changes",
-		d->backend.display_name, strerror(-ret),
-		d->backend.read_error_hint[0] ? ": " : "",
-		d->backend.read_error_hint, READ_BACKOFF_MIN_MS / 1000.0,
-		READ_BACKOFF_MAX_MS / 1000.0);
-}
-
-static void read_recovered(struct starvd *d, uint64_t now)
-{
-	log_msg("reading the waiters from the %s backend works again, after %llu failed attempts in %.1f s",
-		d->backend.display_name, (unsigned long long)d->nr_failed_reads,
-		(double)(now - d->fail_since_ns) / NSEC_PER_SEC);
-	d->read_err = 0;
-	d->nr_failed_reads = 0;
-}
-
-/*
  * SIGHUP does not stop starvd (stalld blocks it): it reopens syslog and
  * /dev/kmsg. The ignore lists come from the command line: there is
  * nothing to re-read.
@@ -275,12 +236,25 @@ static void hangup(struct starvd *d)
 		d->cfg.name);
 }
 
+/* One read and what it finds; a failed read is retried (read_retry.h). */
+static void read_and_handle(struct starvd *d, uint64_t now)
+{
+	int ret = scan(d);
+
+	if (ret)
+		d->next_read_ns = read_retry_failed(&d->retry, &d->backend,
+						    ret, now);
+	else
+		read_retry_ok(&d->retry, &d->backend, now);
+}
+
 static int run(struct starvd *d)
 {
 	uint64_t deadline;
-	int sig, ret, backoff_ms = READ_BACKOFF_MIN_MS;
+	int sig;
 
 	d->next_read_ns = 0;
+	read_retry_init(&d->retry);
 	for (;;) {
 		uint64_t now = now_ns();
 
@@ -289,19 +263,8 @@ static int run(struct starvd *d)
 			d->next_read_ns = now;
 			d->status_dirty = true;
 		}
-		if (now >= d->next_read_ns) {
-			ret = scan(d);
-			if (ret) {
-				read_failed(d, ret, now);
-				d->next_read_ns = now + backoff_ms * NSEC_PER_MSEC;
-				if (backoff_ms < READ_BACKOFF_MAX_MS)
-					backoff_ms *= 2;
-			} else {
-				if (d->read_err)
-					read_recovered(d, now);
-				backoff_ms = READ_BACKOFF_MIN_MS;
-			}
-		}
+		if (now >= d->next_read_ns)
+			read_and_handle(d, now);
 		if (d->status_dirty)
 			publish_status(d);
 		deadline = boost_next_event(&d->booster);
