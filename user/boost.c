@@ -478,6 +478,24 @@ int restore_task(pid_t tid, const char *comm, uint64_t start_time,
 	return 0;
 }
 
+/* A boost a killed starvd journaled: its task back, if it is the same. */
+static void restore_journaled(const struct journal_entry *e)
+{
+	int ret = restore_task(e->tid, e->comm, e->start_time, &e->saved,
+			       &e->applied,
+			       "left boosted by a previous starvd");
+
+	if (ret == -ESRCH)
+		log_msg("pid %d (%s) from the boost journal is gone", e->tid,
+			e->comm);
+}
+
+void boost_recover(struct journal *j, const char *run_dir)
+{
+	if (!journal_recover(j, restore_journaled))
+		hrtick_recover(run_dir);
+}
+
 static void finish(struct booster *b, size_t i, const char *why,
 		   uint64_t now)
 {

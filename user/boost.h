@@ -128,6 +128,12 @@ void booster_status_free(struct daemon_status *s);
 void boost_stop_all(struct booster *b);
 
 /*
+ * Put back what a killed starvd left boosted: the tasks its journal @j
+ * lists, then HRTICK_DL (journaled in @run_dir). Start-up and --restore.
+ */
+void boost_recover(struct journal *j, const char *run_dir);
+
+/*
  * Put a task back to @saved if it still has @applied (or is already at
  * @saved). Logs what it did; used by the boosts and by journal recovery.
  */

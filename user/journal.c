@@ -215,3 +215,21 @@ int journal_load(struct journal *j, struct journal_entry **v, size_t *n)
 	closedir(dir);
 	return 0;
 }
+
+int journal_recover(struct journal *j,
+		    void (*restore)(const struct journal_entry *e))
+{
+	struct journal_entry *v;
+	size_t n, i;
+	int ret;
+
+	ret = journal_load(j, &v, &n);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++) {
+		restore(&v[i]);
+		journal_remove(j, v[i].tid);
+	}
+	free(v);
+	return 0;
+}

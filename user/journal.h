@@ -33,6 +33,13 @@ int journal_add(struct journal *j, const struct journal_entry *e);
 int journal_remove(struct journal *j, pid_t tid);
 /* All entries; the caller frees *v. */
 int journal_load(struct journal *j, struct journal_entry **v, size_t *n);
+/*
+ * Recovery, on start-up and with --restore: hand each entry (a boost a
+ * killed starvd left) to @restore, then remove it. -errno, having
+ * restored nothing, if the journal cannot be read.
+ */
+int journal_recover(struct journal *j,
+		    void (*restore)(const struct journal_entry *e));
 
 /* Serialisation, exposed for the tests. */
 int journal_format(const struct journal_entry *e, char *buf, size_t len);

@@ -297,28 +297,6 @@ static int setup_signals(struct starvd *d)
 	return d->sfd < 0 ? -errno : 0;
 }
 
-/* Put back every task a previous starvd left boosted (it was killed). */
-static void recover_journal(struct starvd *d)
-{
-	struct journal_entry *v;
-	size_t n, i;
-	int ret;
-
-	if (journal_load(&d->journal, &v, &n))
-		return;
-	for (i = 0; i < n; i++) {
-		ret = restore_task(v[i].tid, v[i].comm, v[i].start_time,
-				   &v[i].saved, &v[i].applied,
-				   "left boosted by a previous starvd");
-		if (ret == -ESRCH)
-			log_msg("pid %d (%s) from the boost journal is gone",
-				v[i].tid, v[i].comm);
-		journal_remove(&d->journal, v[i].tid);
-	}
-	free(v);
-	hrtick_recover(d->cfg.run_dir);
-}
-
 /* --rt-throttling off|on|show: stalld's throttlectl. */
 static int rt_throttling_cmd(struct starvd *d)
 {
@@ -338,7 +316,7 @@ static int restore_only(struct starvd *d)
 			d->cfg.run_dir, strerror(-ret));
 		return EXIT_FAILURE;
 	}
-	recover_journal(d);
+	boost_recover(&d->journal, d->cfg.run_dir);
 	journal_close(&d->journal);
 	/* RT throttling as a killed starvd found it (no-op if none). */
 	ret = rt_throttling_restore(d->cfg.run_dir, RT_SAVED_ONLY);
@@ -514,7 +492,7 @@ static int init_monitoring(struct starvd *d)
 		    &d->booster);
 	d->stage = STAGE_RUNNING;
 	if (!d->cfg.log_only)
-		recover_journal(d);
+		boost_recover(&d->journal, d->cfg.run_dir);
 	log_start(d);
 	if (d->backend.fallback_note[0])
 		log_msg("%s", d->backend.fallback_note);
