@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "caps.h"
 #include "util.h"
 
 #ifdef STARVD_NO_BPF
@@ -35,6 +36,8 @@ static int try_open(struct backend *b, const struct backend_ops *ops,
 	b->ops = ops;
 	b->nr_cpus = cpus_possible();
 	snprintf(b->display_name, sizeof(b->display_name), "%s", ops->name);
+	caps_explain_missing(ops->open_caps, ops->open_caps_alt,
+			     b->lacking_caps, sizeof(b->lacking_caps));
 	return ops->open(b, bpf_mode, err, errlen);
 }
 
@@ -117,4 +120,20 @@ int backend_read_cpus(struct backend *b, const struct task_list *l,
 {
 	task_list_cpus(l, cpus, b->nr_cpus);
 	return b->ops->read_counters(b, cpus, b->nr_cpus);
+}
+
+int backend_try_read(struct backend *b)
+{
+	struct task_list l = {};
+	struct starvd_cpu *cpus;
+	int ret;
+
+	ret = backend_read_tasks(b, NULL, &l);
+	if (!ret) {
+		cpus = calloc(b->nr_cpus, sizeof(*cpus));
+		ret = cpus ? backend_read_cpus(b, &l, cpus) : -ENOMEM;
+		free(cpus);
+	}
+	task_list_free(&l);
+	return ret;
 }

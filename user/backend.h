@@ -22,8 +22,24 @@ struct read_filter {
 
 struct backend;
 
+/* A capability (CAP_* of <linux/capability.h>) as a bit of a mask. */
+#define CAP_BIT(c)	(1ULL << (c))
+
 struct backend_ops {
 	const char *name;
+	/*
+	 * The capabilities the backend needs, as CAP_BIT() masks, for
+	 * caps.c: to open it, all of open_caps (or all of open_caps_alt
+	 * instead); for each read after start-up, read_caps, and besides
+	 * them the first of read_caps_tries (fewest first) with which a read
+	 * works: which one depends on the kernel. read_caps_why says in the
+	 * log what they are kept for.
+	 */
+	uint64_t open_caps, open_caps_alt;
+	uint64_t read_caps;
+	const uint64_t *read_caps_tries;
+	size_t nr_read_caps_tries;
+	const char *read_caps_why;
 	/* 0, or -errno with a message for the user in err. */
 	int (*open)(struct backend *b, unsigned int bpf_mode,
 		    char *err, size_t errlen);
@@ -49,6 +65,11 @@ struct backend {
 	char fallback_note[640];
 	/* Set by a failed read when it knows: what is wrong, what to do. */
 	char read_error_hint[384];
+	/*
+	 * Set by backend_open() before ops->open(): which of ops->open_caps
+	 * this process lacks, and why (caps_explain_missing()); "" if none.
+	 */
+	char lacking_caps[384];
 };
 
 extern const struct backend_ops bpf_backend_ops;
@@ -75,5 +96,8 @@ static inline int backend_read_tasks(struct backend *b,
  */
 int backend_read_cpus(struct backend *b, const struct task_list *l,
 		      struct starvd_cpu *cpus);
+
+/* One read of everything, tasks and counters, discarded: 0 if it works. */
+int backend_try_read(struct backend *b);
 
 #endif

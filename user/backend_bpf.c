@@ -14,8 +14,9 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include <linux/capability.h>
+
 #include "backend.h"
-#include "caps.h"
 #include "starvd_bpf.h"
 #include "starvd.skel.h"
 #include "util.h"
@@ -122,7 +123,6 @@ static int bpf_open(struct backend *b, unsigned int mode, char *err,
 	struct task_list first = {};
 	bool has_sched_info;
 	struct bpf_backend *p;
-	char why[384];
 	int ret, i;
 
 	libbpf_set_print(libbpf_quiet);
@@ -156,11 +156,10 @@ static int bpf_open(struct backend *b, unsigned int mode, char *err,
 	configure(p->skel, mode);
 
 	ret = starvd_bpf__load(p->skel);
-	if (ret && (ret == -EPERM || ret == -EACCES) &&
-	    caps_explain_bpf(why, sizeof(why))) {
+	if (ret && (ret == -EPERM || ret == -EACCES) && b->lacking_caps[0]) {
 		snprintf(err, errlen,
 			 "cannot load the BPF programs: %s: %s. Run it as root with CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN).",
-			 strerror(-ret), why);
+			 strerror(-ret), b->lacking_caps);
 		goto fail;
 	}
 	if (ret) {
@@ -323,8 +322,24 @@ static void bpf_close(struct backend *b)
 	b->priv = NULL;
 }
 
+/*
+ * Before Linux 6.5, with unprivileged BPF disabled (Debian's default),
+ * reading the iterator and the counters needs CAP_BPF (CAP_SYS_ADMIN
+ * before 5.8); since, nothing.
+ */
+static const uint64_t bpf_read_caps_tries[] = {
+	0,
+	CAP_BIT(CAP_BPF),
+	CAP_BIT(CAP_BPF) | CAP_BIT(CAP_SYS_ADMIN),
+};
+
 const struct backend_ops bpf_backend_ops = {
 	.name = "bpf",
+	.open_caps = CAP_BIT(CAP_BPF) | CAP_BIT(CAP_PERFMON),
+	.open_caps_alt = CAP_BIT(CAP_SYS_ADMIN),
+	.read_caps_tries = bpf_read_caps_tries,
+	.nr_read_caps_tries = ARRAY_SIZE(bpf_read_caps_tries),
+	.read_caps_why = "BPF reads on this kernel",
 	.open = bpf_open,
 	.read_tasks = bpf_read_tasks,
 	.read_counters = bpf_read_counters,

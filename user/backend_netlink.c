@@ -17,6 +17,7 @@
  * with -ENOENT and b->read_error_hint says to load it.
  */
 #include <errno.h>
+#include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -425,6 +426,8 @@ static int nlb_read_counters(struct backend *b, struct starvd_cpu *cpus,
 
 const struct backend_ops netlink_backend_ops = {
 	.name = "netlink",
+	.read_caps = CAP_BIT(CAP_NET_ADMIN),	/* the module checks it */
+	.read_caps_why = "kernel module queries",
 	.open = nlb_open,
 	.read_tasks = nlb_read_tasks,
 	.read_counters = nlb_read_counters,

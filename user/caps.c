@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Capabilities after start-up. What the BPF backend needs per read is
- * measured, not assumed: since Linux 6.5 reading the iterator link and
- * looking up a map by fd need no capability; before, with unprivileged
- * BPF disabled (kernel.unprivileged_bpf_disabled, Debian's default) every
- * bpf() call needs CAP_BPF (CAP_SYS_ADMIN before 5.8).
+ * Capabilities after start-up. Each backend declares what it needs
+ * (struct backend_ops); where that depends on the kernel (the BPF backend:
+ * since Linux 6.5 reading the iterator link and looking up a map by fd
+ * need no capability; before, with unprivileged BPF disabled, every bpf()
+ * call needs CAP_BPF, CAP_SYS_ADMIN before 5.8) it is measured by reading
+ * with each of its candidates, not assumed.
  *
  * libcap's cap_set_proc() changes the calling thread only: starvd has one.
  */
@@ -21,8 +22,6 @@
 #include "caps.h"
 #include "log.h"
 #include "util.h"
-
-#define CAP_BIT(c)	(1ULL << (c))
 
 /* Capabilities the running kernel knows (CAP_BPF came in 5.8). */
 static int nr_caps(void)
@@ -102,17 +101,18 @@ static void explain(uint64_t missing, char *buf, size_t len)
 			 names);
 }
 
-bool caps_explain_bpf(char *buf, size_t len)
+bool caps_explain_missing(uint64_t need, uint64_t alt, char *buf,
+			  size_t len)
 {
 	uint64_t eff = proc_caps(CAP_EFFECTIVE), missing;
 
 	buf[0] = '\0';
-	if (eff & CAP_BIT(CAP_SYS_ADMIN))
+	if (!need || (alt && (eff & alt) == alt))
 		return false;
-	if (nr_caps() <= CAP_BPF)
-		missing = CAP_BIT(CAP_SYS_ADMIN);
+	if (nr_caps() < 64 && need >> nr_caps())
+		missing = alt & ~eff;
 	else
-		missing = (CAP_BIT(CAP_BPF) | CAP_BIT(CAP_PERFMON)) & ~eff;
+		missing = need & ~eff;
 	if (!missing)
 		return false;
 	explain(missing, buf, len);
@@ -155,40 +155,22 @@ static int set_effective(uint64_t mask)
 	return ret;
 }
 
-/* One read as the run loop does it: the waiters, then the counters. */
-static int read_once(struct backend *b)
+/*
+ * The least a read of @b needs besides @keep, of the candidates its
+ * backend declares, by trying them in order.
+ */
+static int probe_reads(struct backend *b, uint64_t keep, uint64_t *extra)
 {
-	struct task_list l = {};
-	struct starvd_cpu *cpus;
-	int ret;
-
-	ret = backend_read_tasks(b, NULL, &l);
-	if (!ret) {
-		cpus = calloc(b->nr_cpus, sizeof(*cpus));
-		ret = cpus ? backend_read_cpus(b, &l, cpus) : -ENOMEM;
-		free(cpus);
-	}
-	task_list_free(&l);
-	return ret;
-}
-
-/* The least a read of the BPF backend needs besides @keep, by trying. */
-static int probe_bpf(struct backend *b, uint64_t keep, uint64_t *extra)
-{
-	const uint64_t tries[] = {
-		0,
-		CAP_BIT(CAP_BPF),
-		CAP_BIT(CAP_BPF) | CAP_BIT(CAP_SYS_ADMIN),
-	};
+	const struct backend_ops *ops = b->ops;
 	size_t i;
 	int ret = 0;
 
-	for (i = 0; i < ARRAY_SIZE(tries); i++) {
-		ret = set_effective(keep | tries[i]);
+	for (i = 0; i < ops->nr_read_caps_tries; i++) {
+		ret = set_effective(keep | ops->read_caps_tries[i]);
 		if (!ret)
-			ret = read_once(b);
+			ret = backend_try_read(b);
 		if (!ret) {
-			*extra = tries[i];
+			*extra = ops->read_caps_tries[i];
 			break;
 		}
 		if (ret != -EPERM && ret != -EACCES)
@@ -210,41 +192,56 @@ static void add_kept(char *buf, size_t len, uint64_t mask, const char *why)
 		 why);
 }
 
-int caps_drop(const struct config *cfg, struct backend *b)
+/* What the run loop uses, of the permitted set @prm, and what for. */
+struct kept_caps {
+	uint64_t nice, kstack, lock;	/* boosts, --kstack, --mlock */
+	uint64_t reads;			/* the backend's read_caps */
+	uint64_t probed;		/* one of its read_caps_tries */
+	char why_probed[128];
+};
+
+static const char *read_why(const struct backend *b)
 {
-	uint64_t prm = proc_caps(CAP_PERMITTED), keep, bpf = 0;
-	uint64_t nice = 0, net = 0, kstack = 0, lock = 0;
-	char kept[512] = "", why_bpf[128] = "BPF reads on this kernel";
-	bool bound = prm & CAP_BIT(CAP_SETPCAP);
-	cap_t c;
+	return b->ops->read_caps_why ? b->ops->read_caps_why : "reads";
+}
+
+static uint64_t kept_caps(const struct config *cfg, struct backend *b,
+			  uint64_t prm, struct kept_caps *k)
+{
+	uint64_t keep, probed = 0;
+	int ret;
+
+	*k = (struct kept_caps) {};
+	if (!cfg->log_only)
+		k->nice = CAP_BIT(CAP_SYS_NICE) & prm;
+	if (cfg->kstack)
+		k->kstack = (CAP_BIT(CAP_SYS_ADMIN) | CAP_BIT(CAP_SYS_PTRACE) |
+			     CAP_BIT(CAP_DAC_READ_SEARCH)) & prm;
+	if (cfg->mlock || cfg->mlock_required)
+		k->lock = CAP_BIT(CAP_IPC_LOCK) & prm;
+	k->reads = b->ops->read_caps & prm;
+	snprintf(k->why_probed, sizeof(k->why_probed), "%s", read_why(b));
+	keep = k->nice | k->reads | k->kstack | k->lock;
+	if (!b->ops->nr_read_caps_tries)
+		return keep;
+	ret = probe_reads(b, keep, &probed);
+	if (ret) {
+		/* Unexpected: keep running, with what it has. */
+		snprintf(k->why_probed, sizeof(k->why_probed),
+			 "a %s read failed without them: %s", b->ops->name,
+			 strerror(-ret));
+		probed = prm;
+	}
+	k->probed = probed & prm & ~keep;
+	return keep | k->probed;
+}
+
+/* The bounding set: @keep (needs CAP_SETPCAP in the effective set). */
+static int drop_bounding(uint64_t keep)
+{
 	int i, ret;
 
-	if (!cfg->log_only)
-		nice = CAP_BIT(CAP_SYS_NICE) & prm;
-	if (b->ops == &netlink_backend_ops)
-		net = CAP_BIT(CAP_NET_ADMIN) & prm;
-	if (cfg->kstack)
-		kstack = (CAP_BIT(CAP_SYS_ADMIN) | CAP_BIT(CAP_SYS_PTRACE) |
-			  CAP_BIT(CAP_DAC_READ_SEARCH)) & prm;
-	if (cfg->mlock || cfg->mlock_required)
-		lock = CAP_BIT(CAP_IPC_LOCK) & prm;
-	keep = nice | net | kstack | lock;
-	if (b->ops == &bpf_backend_ops) {
-		ret = probe_bpf(b, keep, &bpf);
-		if (ret) {
-			/* Unexpected: keep running, with what it has. */
-			snprintf(why_bpf, sizeof(why_bpf),
-				 "a BPF read failed without them: %s",
-				 strerror(-ret));
-			bpf = prm;
-		}
-		bpf &= prm & ~keep;
-		keep |= bpf;
-	}
-
-	/* Dropping from the bounding set needs CAP_SETPCAP: first. */
-	set_effective(~0ULL);
-	for (i = 0; bound && i < nr_caps(); i++) {
+	for (i = 0; i < nr_caps(); i++) {
 		if ((keep & CAP_BIT(i)) || cap_get_bound(i) != 1)
 			continue;
 		if (cap_drop_bound(i)) {
@@ -254,7 +251,15 @@ int caps_drop(const struct config *cfg, struct backend *b)
 			return -1;
 		}
 	}
-	c = cap_init();
+	return 0;
+}
+
+/* Effective and permitted: @keep; inheritable and ambient: nothing. */
+static int keep_only(uint64_t keep)
+{
+	cap_t c = cap_init();
+	int i, ret;
+
 	if (!c) {
 		log_err("cannot drop capabilities: %s", strerror(errno));
 		return -1;
@@ -274,19 +279,40 @@ int caps_drop(const struct config *cfg, struct backend *b)
 			strerror(-ret));
 		return -1;
 	}
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
-		log_err("cannot set no_new_privs: %s", strerror(errno));
-		return -1;
-	}
+	return 0;
+}
 
-	add_kept(kept, sizeof(kept), nice, "boosts");
-	add_kept(kept, sizeof(kept), net, "kernel module queries");
-	add_kept(kept, sizeof(kept), kstack, "--kstack");
-	add_kept(kept, sizeof(kept), lock, "--mlock");
-	add_kept(kept, sizeof(kept), bpf, why_bpf);
+static void log_kept(const struct backend *b, const struct kept_caps *k,
+		     bool bound)
+{
+	char kept[512] = "";
+
+	add_kept(kept, sizeof(kept), k->nice, "boosts");
+	add_kept(kept, sizeof(kept), k->reads, read_why(b));
+	add_kept(kept, sizeof(kept), k->kstack, "--kstack");
+	add_kept(kept, sizeof(kept), k->lock, "--mlock");
+	add_kept(kept, sizeof(kept), k->probed, k->why_probed);
 	log_msg("capabilities: kept %s; dropped %s from the effective, permitted, inheritable%s sets; no_new_privs set",
 		kept[0] ? kept : "none", kept[0] ? "the others" : "all",
 		bound ? ", ambient and bounding" :
 		" and ambient (not the bounding set: no CAP_SETPCAP)");
+}
+
+int caps_drop(const struct config *cfg, struct backend *b)
+{
+	uint64_t prm = proc_caps(CAP_PERMITTED), keep;
+	bool bound = prm & CAP_BIT(CAP_SETPCAP);
+	struct kept_caps k;
+
+	keep = kept_caps(cfg, b, prm, &k);
+	/* Dropping from the bounding set needs CAP_SETPCAP: first. */
+	set_effective(~0ULL);
+	if ((bound && drop_bounding(keep)) || keep_only(keep))
+		return -1;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
+		log_err("cannot set no_new_privs: %s", strerror(errno));
+		return -1;
+	}
+	log_kept(b, &k, bound);
 	return 0;
 }

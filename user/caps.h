@@ -9,17 +9,21 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "backend.h"
 #include "options.h"
 
 /*
- * Does this process lack what loading BPF tracing programs needs (CAP_BPF
- * and CAP_PERFMON, or CAP_SYS_ADMIN)? If so, @buf says which and why
- * ("this process lacks CAP_BPF and CAP_PERFMON (it runs as uid 65534, not
- * as root)") and it returns true; false and "" otherwise.
+ * Does this process lack some of @need (CAP_BIT() masks), with not all of
+ * @alt to do instead (e.g. CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)? If
+ * so, @buf says which and why ("this process lacks CAP_BPF and
+ * CAP_PERFMON (it runs as uid 65534, not as root)") and it returns true;
+ * false and "" otherwise. A kernel that does not know a capability of
+ * @need lacks @alt instead.
  */
-bool caps_explain_bpf(char *buf, size_t len);
+bool caps_explain_missing(uint64_t need, uint64_t alt, char *buf,
+			  size_t len);
 
 /*
  * Before anything else: boosting other tasks needs CAP_SYS_NICE, unless
@@ -31,10 +35,11 @@ int caps_check_start(const struct config *cfg);
 /*
  * Once the backend, the journal and protect_self() are set up, keep only
  * the capabilities the run loop uses: CAP_SYS_NICE (boosts; not with -l),
- * CAP_NET_ADMIN (netlink backend), CAP_SYS_ADMIN + CAP_SYS_PTRACE +
- * CAP_DAC_READ_SEARCH (--kstack), CAP_IPC_LOCK (--mlock), and CAP_BPF (or
- * CAP_SYS_ADMIN) only if a read of the BPF backend fails without it
- * (kernels before 6.5 with unprivileged BPF disabled). Everything else
+ * CAP_SYS_ADMIN + CAP_SYS_PTRACE + CAP_DAC_READ_SEARCH (--kstack),
+ * CAP_IPC_LOCK (--mlock), and what the backend declares its reads need
+ * (struct backend_ops: CAP_NET_ADMIN for the module; for BPF, CAP_BPF or
+ * CAP_SYS_ADMIN only if a read fails without it, on kernels before 6.5
+ * with unprivileged BPF disabled). Everything else
  * leaves the effective, permitted, inheritable, ambient and (given
  * CAP_SETPCAP) bounding sets; no_new_privs is set. Logs what it kept.
  * Returns -1 after logging when it cannot.
