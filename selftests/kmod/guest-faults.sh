@@ -132,11 +132,12 @@ starve_stop() {
 # (by its tid: the log may name earlier ones).
 detected() {
 	starve_start
-	w=0
+	# Until starve names its victim (once it starves), or starve is gone:
+	# bounded by its own 30 s, not by a count of sleeps (a TCG guest
+	# just after CPU hotplug took more than 100 of them).
 	until vtid=$(sed -n 's/.*victim stv-victim tid \([0-9]*\) .*/\1/p' \
 		     $RUN/starve.log) && [ -n "$vtid" ]; do
-		w=$((w + 1))
-		[ $w -lt 100 ] || break
+		kill -0 "$spid" 2>/dev/null || break
 		sleep 0.1
 	done
 	wait_log "stv-victim-${vtid:-none} starved on CPU 1 " 300
