@@ -115,35 +115,36 @@ static void configure(struct starvd_bpf *skel, unsigned int mode)
 static int bpf_read_tasks(struct backend *b, const struct read_filter *f,
 			  struct task_list *out);
 
-static int bpf_open(struct backend *b, unsigned int mode, char *err,
-		    size_t errlen)
+/*
+ * The mode @mode asks for (auto: sched_info where the kernel keeps
+ * last_queued, else tracking), or -ENOTSUP with what the kernel lacks.
+ */
+static int choose_mode(unsigned int *mode, char *err, size_t errlen)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, opts);
-	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
-	struct task_list first = {};
 	bool has_sched_info;
-	struct bpf_backend *p;
-	int ret, i;
-
-	libbpf_set_print(libbpf_quiet);
-	/* Kernels >= 5.11 account BPF memory to cgroups: failure is fine. */
-	setrlimit(RLIMIT_MEMLOCK, &rl);
+	int ret;
 
 	ret = probe_kernel(&has_sched_info, err, errlen);
 	if (ret)
 		return ret;
-	if (mode == STARVD_MODE_AUTO)
-		mode = has_sched_info ? STARVD_MODE_SCHED_INFO :
-					STARVD_MODE_TRACKING;
-	if (mode == STARVD_MODE_SCHED_INFO && !has_sched_info) {
+	if (*mode == STARVD_MODE_AUTO)
+		*mode = has_sched_info ? STARVD_MODE_SCHED_INFO :
+					 STARVD_MODE_TRACKING;
+	if (*mode == STARVD_MODE_SCHED_INFO && !has_sched_info) {
 		snprintf(err, errlen,
 			 "this kernel does not keep task->sched_info.last_queued (CONFIG_SCHED_INFO is off): use --bpf-mode tracking or auto");
 		return -ENOTSUP;
 	}
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	b->priv = p;
+	return 0;
+}
+
+/* Open, configure, load and attach the programs of @mode; the iterator. */
+static int load_programs(struct backend *b, struct bpf_backend *p,
+			 unsigned int mode, char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts);
+	int ret;
+
 	opts.btf_custom_path = btf_custom_path();
 	p->skel = starvd_bpf__open_opts(&opts);
 	if (!p->skel) {
@@ -151,7 +152,7 @@ static int bpf_open(struct backend *b, unsigned int mode, char *err,
 		snprintf(err, errlen,
 			 "cannot open the BPF object: %s (does this kernel have BTF? /sys/kernel/btf/vmlinux)",
 			 strerror(-ret));
-		goto fail;
+		return ret;
 	}
 	configure(p->skel, mode);
 
@@ -160,20 +161,20 @@ static int bpf_open(struct backend *b, unsigned int mode, char *err,
 		snprintf(err, errlen,
 			 "cannot load the BPF programs: %s: %s. Run it as root with CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN).",
 			 strerror(-ret), b->lacking_caps);
-		goto fail;
+		return ret;
 	}
 	if (ret) {
 		snprintf(err, errlen,
 			 "cannot load the BPF programs: %s (run as root, or with CAP_BPF and CAP_PERFMON; set STARVD_LIBBPF_DEBUG=1 for the verifier log)",
 			 strerror(-ret));
-		goto fail;
+		return ret;
 	}
 	ret = starvd_bpf__attach(p->skel);
 	if (ret) {
 		snprintf(err, errlen,
 			 "cannot attach the BPF programs: %s (a kernel with BPF trampolines, 5.5 or later, is needed)",
 			 strerror(-ret));
-		goto fail;
+		return ret;
 	}
 	p->iter_link = bpf_program__attach_iter(p->skel->progs.dump_tasks,
 						NULL);
@@ -181,35 +182,68 @@ static int bpf_open(struct backend *b, unsigned int mode, char *err,
 		ret = -errno;
 		snprintf(err, errlen, "cannot create the task iterator: %s",
 			 strerror(-ret));
-		goto fail;
+		return ret;
 	}
-	/*
-	 * A read calibrates against the reader's wake from a sleep since the
-	 * previous read: a first read makes the programs know the reader,
-	 * then it sleeps, until a read has calibrated.
-	 */
+	return 0;
+}
+
+/*
+ * A read calibrates against the reader's wake from a sleep since the
+ * previous read: a first read makes the programs know the reader, then
+ * it sleeps, until a read has calibrated (sched_info mode; in tracking
+ * mode one read that works is enough).
+ */
+static int first_reads(struct backend *b, struct bpf_backend *p,
+		       unsigned int mode, char *err, size_t errlen)
+{
+	bool calibrate = mode == STARVD_MODE_SCHED_INFO;
+	struct task_list first = {};
+	int ret, i;
+
 	for (i = 0; i < 100; i++) {
 		ret = bpf_read_tasks(b, NULL, &first);
-		if (ret || mode != STARVD_MODE_SCHED_INFO ||
-		    p->skel->bss->prog_state.offset)
+		if (ret || !calibrate || p->skel->bss->prog_state.offset)
 			break;
 		usleep(1000);
 	}
 	task_list_free(&first);
-	if (!ret && mode == STARVD_MODE_SCHED_INFO && !p->skel->bss->prog_state.offset)
+	if (!ret && calibrate && !p->skel->bss->prog_state.offset)
 		ret = -ETIME;
-	if (ret) {
+	if (ret)
 		snprintf(err, errlen, "cannot read the task iterator%s: %s",
 			 ret == -ETIME ? " (the scheduler clock could not be calibrated; try --bpf-mode tracking)" : "",
 			 strerror(-ret));
-		goto fail;
+	return ret;
+}
+
+static int bpf_open(struct backend *b, unsigned int mode, char *err,
+		    size_t errlen)
+{
+	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+	struct bpf_backend *p;
+	int ret;
+
+	libbpf_set_print(libbpf_quiet);
+	/* Kernels >= 5.11 account BPF memory to cgroups: failure is fine. */
+	setrlimit(RLIMIT_MEMLOCK, &rl);
+
+	ret = choose_mode(&mode, err, errlen);
+	if (ret)
+		return ret;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	b->priv = p;
+	ret = load_programs(b, p, mode, err, errlen);
+	if (!ret)
+		ret = first_reads(b, p, mode, err, errlen);
+	if (ret) {
+		b->ops->close(b);
+		return ret;
 	}
 	snprintf(b->display_name, sizeof(b->display_name), "bpf (%s mode)",
 		 mode == STARVD_MODE_TRACKING ? "tracking" : "sched_info");
 	return 0;
-fail:
-	b->ops->close(b);
-	return ret;
 }
 
 /* This thread's context switches so far (voluntary + involuntary). */
