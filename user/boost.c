@@ -356,14 +356,15 @@ static int expire_escalations(struct booster *b, uint64_t now)
 	return n;
 }
 
-int boost_start(struct booster *b, const struct starvd_task *t,
-		int holder_prio, uint64_t now)
+/*
+ * Save what @t has now, to restore it, and what its boost gets: 0, or
+ * -errno if it is not to be boosted (gone, unreadable, SCHED_DEADLINE).
+ */
+static int save_task(struct booster *b, const struct starvd_task *t,
+		     struct boost *bo, uint64_t now)
 {
-	struct boost bo = { .task = *t };
-	struct dl_debt *debt;
-	int ret, dl_ret = 0;
+	int ret = sched_getattr_tid(t->tid, &bo->saved);
 
-	ret = sched_getattr_tid(t->tid, &bo.saved);
 	if (ret == -ESRCH)
 		return ret;	/* exited meanwhile: nothing to do */
 	if (ret) {
@@ -372,28 +373,88 @@ int boost_start(struct booster *b, const struct starvd_task *t,
 		b->nr_failures++;
 		return ret;
 	}
-	if (bo.saved.sched_policy == SCHED_DEADLINE) {
+	if (bo->saved.sched_policy == SCHED_DEADLINE) {
 		log_msg("pid %u (%s) is already SCHED_DEADLINE: not boosting",
 			t->tid, t->comm);
 		return -EEXIST;
 	}
-	bo.start_time = task_start_time(t->tid);
-	task_progress(t->tid, &bo.before);
-	bo.end_ns = now + b->p.duration_ns;
-	bo.runtime_ns = runtime_for(b, &bo);
+	bo->start_time = task_start_time(t->tid);
+	task_progress(t->tid, &bo->before);
+	bo->end_ns = now + b->p.duration_ns;
+	bo->runtime_ns = runtime_for(b, bo);
+	return 0;
+}
+
+/* Is SCHED_DEADLINE to be tried? Not while the task owes a boost's time. */
+static bool deadline_allowed(struct booster *b, const struct boost *bo,
+			     uint64_t now)
+{
+	struct dl_debt *debt;
+
+	if (b->p.force_fifo || b->dl_unavailable)
+		return false;
+	debt = find_debt(b, bo->task.tid, bo->start_time, now);
+	if (!debt)
+		return true;
+	if (!debt->said)
+		log_msg("pid %u (%s) overran its last SCHED_DEADLINE boost and owes the kernel that time for %.0f s (its deadline moved overrun/runtime periods ahead; HRTICK_DL prevents it): boosting it with SCHED_FIFO emulation until then",
+			bo->task.tid, bo->task.comm,
+			(double)(debt->until_ns - now) / NSEC_PER_SEC);
+	debt->said = true;
+	return false;
+}
+
+/* Neither policy could be applied: one line for both attempts. */
+static void log_not_boosted(const struct starvd_task *t, int dl_ret,
+			    int ret)
+{
+	if (dl_ret && dl_ret != ret)
+		log_err("cannot boost pid %u (%s): SCHED_DEADLINE: %s, SCHED_FIFO: %s%s",
+			t->tid, t->comm, strerror(-dl_ret), strerror(-ret),
+			setattr_hint(ret));
+	else
+		log_err("cannot boost pid %u (%s): %s%s", t->tid, t->comm,
+			strerror(-ret), setattr_hint(ret));
+}
+
+/* Said once per reason (EBUSY: again after a boost that worked). */
+static void log_deadline_refused(struct booster *b,
+				 const struct starvd_task *t, int dl_ret)
+{
+	if (!dl_ret || b->dl_unavailable ||
+	    (b->dl_refusals_logged & refusal_bit(dl_ret)))
+		return;
+	log_msg("SCHED_DEADLINE boost of pid %u (%s) refused: %s%s; using SCHED_FIFO emulation for it and for the next ones refused this way",
+		t->tid, t->comm, strerror(-dl_ret), setattr_hint(dl_ret));
+	b->dl_refusals_logged |= refusal_bit(dl_ret);
+}
+
+/* @bo is applied: track it until it ends. */
+static void add_boost(struct booster *b, const struct boost *bo)
+{
+	grow_array((void **)&b->v, &b->cap, b->n + 1, sizeof(*b->v));
+	b->v[b->n++] = *bo;
+	b->nr_boosts++;
+	if (bo->runtime_ns > b->max_runtime_ns)
+		b->max_runtime_ns = bo->runtime_ns;
+	log_escalation(b, bo);
+	log_boost(b, bo);
+}
+
+int boost_start(struct booster *b, const struct starvd_task *t,
+		int holder_prio, uint64_t now)
+{
+	struct boost bo = { .task = *t };
+	int ret, dl_ret = 0;
+
+	ret = save_task(b, t, &bo, now);
+	if (ret)
+		return ret;
 	if (!b->p.force_fifo && !b->dl_unavailable)
 		hrtick_boosting(&b->hrtick, true);
 
 	ret = -EINVAL;	/* SCHED_FIFO emulation unless SCHED_DEADLINE works */
-	debt = b->p.force_fifo || b->dl_unavailable ? NULL :
-	       find_debt(b, t->tid, bo.start_time, now);
-	if (debt) {
-		if (!debt->said)
-			log_msg("pid %u (%s) overran its last SCHED_DEADLINE boost and owes the kernel that time for %.0f s (its deadline moved overrun/runtime periods ahead; HRTICK_DL prevents it): boosting it with SCHED_FIFO emulation until then",
-				t->tid, t->comm,
-				(double)(debt->until_ns - now) / NSEC_PER_SEC);
-		debt->said = true;
-	} else if (!b->p.force_fifo && !b->dl_unavailable) {
+	if (deadline_allowed(b, &bo, now)) {
 		ret = dl_ret = start_deadline(b, &bo);
 		/*
 		 * A success means bandwidth is free again: a later EBUSY is
@@ -410,31 +471,12 @@ int boost_start(struct booster *b, const struct starvd_task *t,
 	if (ret == -ESRCH || bo.unjournaled)
 		goto failed;
 	if (ret) {
-		/* One line for both attempts; the episode is not retried. */
-		if (dl_ret && dl_ret != ret)
-			log_err("cannot boost pid %u (%s): SCHED_DEADLINE: %s, SCHED_FIFO: %s%s",
-				t->tid, t->comm, strerror(-dl_ret),
-				strerror(-ret), setattr_hint(ret));
-		else
-			log_err("cannot boost pid %u (%s): %s%s", t->tid,
-				t->comm, strerror(-ret), setattr_hint(ret));
+		/* The episode is not retried. */
+		log_not_boosted(t, dl_ret, ret);
 		goto failed;
 	}
-	/* Said once per reason (EBUSY: again after a boost that worked). */
-	if (dl_ret && !b->dl_unavailable &&
-	    !(b->dl_refusals_logged & refusal_bit(dl_ret))) {
-		log_msg("SCHED_DEADLINE boost of pid %u (%s) refused: %s%s; using SCHED_FIFO emulation for it and for the next ones refused this way",
-			t->tid, t->comm, strerror(-dl_ret),
-			setattr_hint(dl_ret));
-		b->dl_refusals_logged |= refusal_bit(dl_ret);
-	}
-	grow_array((void **)&b->v, &b->cap, b->n + 1, sizeof(*b->v));
-	b->v[b->n++] = bo;
-	b->nr_boosts++;
-	if (bo.runtime_ns > b->max_runtime_ns)
-		b->max_runtime_ns = bo.runtime_ns;
-	log_escalation(b, &bo);
-	log_boost(b, &bo);
+	log_deadline_refused(b, t, dl_ret);
+	add_boost(b, &bo);
 	return 0;
 
 failed:
