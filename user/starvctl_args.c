@@ -39,84 +39,112 @@ usage_error(char *err, size_t len, const char *fmt, ...)
 	return PARSE_ERROR;
 }
 
+static const struct option ctl_options[] = {
+	{ "cpu", required_argument, NULL, 'c' },
+	{ "min-wait", required_argument, NULL, 'm' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "backend", required_argument, NULL, 'b' },
+	{ "bpf-mode", required_argument, NULL, 'B' },
+	{ "run-dir", required_argument, NULL, 'R' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+static const char ctl_optstring[] = ":c:m:jb:o:Vh";
+
+/* The options that take a value: @arg into @c. */
+static enum parse_result parse_value(int opt, const char *arg, int nr_cpus,
+				     struct ctl *c, char *err, size_t len)
+{
+	long v;
+
+	switch (opt) {
+	case 'c':
+		if (parse_int(arg, 0, nr_cpus - 1, &v)) {
+			snprintf(err, len,
+				 "--cpu: CPU '%s' does not exist (this machine has CPUs 0-%d)",
+				 arg, nr_cpus - 1);
+			return PARSE_ERROR;
+		}
+		c->cpu = v;
+		break;
+	case 'm':
+		if (parse_seconds(arg, &c->min_wait_ns))
+			return usage_error(err, len,
+					   "--min-wait: '%s' is not a positive number of seconds",
+					   arg);
+		break;
+	case 'b':
+		if (parse_backend_name(arg, &c->backend))
+			return usage_error(err, len, "--backend: "
+					   BACKEND_NAMES_HELP, arg);
+		break;
+	case 'B':
+		if (parse_bpf_mode_name(arg, &c->bpf_mode))
+			return usage_error(err, len, "--bpf-mode: "
+					   BPF_MODE_NAMES_HELP, arg);
+		break;
+	case 'R':
+		c->run_dir = arg;
+		break;
+	case 'o':
+		c->output = arg;
+		break;
+	}
+	return PARSE_OK;
+}
+
+/* One option, as getopt_long() returned it. */
+static enum parse_result parse_option(int opt, char **argv, int nr_cpus,
+				      struct ctl *c, char *err, size_t len)
+{
+	const char *what;
+	char name[4];
+
+	switch (opt) {
+	case 'j':
+		c->json = true;
+		return PARSE_OK;
+	case 'V':
+		printf("starvctl %s\n", STARVD_VERSION);
+		return PARSE_EXIT;
+	case 'h':
+		fputs(usage_text, stdout);
+		return PARSE_EXIT;
+	case ':':
+		what = getopt_bad_option(opt, argv, ctl_optstring, name,
+					 sizeof(name));
+		return usage_error(err, len, "option '%s' needs a value",
+				   what);
+	case 'c':
+	case 'm':
+	case 'b':
+	case 'B':
+	case 'R':
+	case 'o':
+		return parse_value(opt, optarg, nr_cpus, c, err, len);
+	default:
+		what = getopt_bad_option(opt, argv, ctl_optstring, name,
+					 sizeof(name));
+		return usage_error(err, len, "unknown option '%s'", what);
+	}
+}
+
 enum parse_result ctl_parse_args(int argc, char **argv, int nr_cpus,
 				 struct ctl *c, char *err, size_t len)
 {
-	static const struct option opts[] = {
-		{ "cpu", required_argument, NULL, 'c' },
-		{ "min-wait", required_argument, NULL, 'm' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "backend", required_argument, NULL, 'b' },
-		{ "bpf-mode", required_argument, NULL, 'B' },
-		{ "run-dir", required_argument, NULL, 'R' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	static const char optstring[] = ":c:m:jb:o:Vh";
-	const char *what;
-	char name[4];
+	enum parse_result ret;
 	int opt;
-	long v;
 
 	*c = (struct ctl) { .cpu = -1, .run_dir = "/run/starvd" };
 	optind = 0;	/* 0: see parse_options() */
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, optstring, opts,
+	while ((opt = getopt_long(argc, argv, ctl_optstring, ctl_options,
 				  NULL)) != -1) {
-		switch (opt) {
-		case 'c':
-			if (parse_int(optarg, 0, nr_cpus - 1, &v)) {
-				snprintf(err, len,
-					 "--cpu: CPU '%s' does not exist (this machine has CPUs 0-%d)",
-					 optarg, nr_cpus - 1);
-				return PARSE_ERROR;
-			}
-			c->cpu = v;
-			break;
-		case 'm':
-			if (parse_seconds(optarg, &c->min_wait_ns))
-				return usage_error(err, len,
-						   "--min-wait: '%s' is not a positive number of seconds",
-						   optarg);
-			break;
-		case 'j':
-			c->json = true;
-			break;
-		case 'b':
-			if (parse_backend_name(optarg, &c->backend))
-				return usage_error(err, len, "--backend: "
-						   BACKEND_NAMES_HELP, optarg);
-			break;
-		case 'B':
-			if (parse_bpf_mode_name(optarg, &c->bpf_mode))
-				return usage_error(err, len, "--bpf-mode: "
-						   BPF_MODE_NAMES_HELP, optarg);
-			break;
-		case 'R':
-			c->run_dir = optarg;
-			break;
-		case 'o':
-			c->output = optarg;
-			break;
-		case 'V':
-			printf("starvctl %s\n", STARVD_VERSION);
-			return PARSE_EXIT;
-		case 'h':
-			fputs(usage_text, stdout);
-			return PARSE_EXIT;
-		case ':':
-			what = getopt_bad_option(opt, argv, optstring, name,
-						 sizeof(name));
-			return usage_error(err, len,
-					   "option '%s' needs a value", what);
-		default:
-			what = getopt_bad_option(opt, argv, optstring, name,
-						 sizeof(name));
-			return usage_error(err, len, "unknown option '%s'",
-					   what);
-		}
+		ret = parse_option(opt, argv, nr_cpus, c, err, len);
+		if (ret != PARSE_OK)
+			return ret;
 	}
 	if (optind == argc - 1)
 		c->command = argv[optind];
