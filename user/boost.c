@@ -560,6 +560,9 @@ static void finish(struct booster *b, size_t i, const char *why,
 	if (!ret) {
 		d = progress_delta(&bo->before, &after);
 		event_log(&ev);
+	}
+	/* What the next boost of it gets: nothing after boost_stop_all(). */
+	if (!ret && !b->stopping) {
 		update_escalation(b, bo, d.outcome, now);
 		if (d.outcome != OUTCOME_UNKNOWN)
 			note_debt(b, bo, d.ran_ns, now);
@@ -749,6 +752,7 @@ void booster_status_free(struct daemon_status *s)
 
 void boost_stop_all(struct booster *b)
 {
+	b->stopping = true;
 	while (b->n)
 		finish(b, b->n - 1, "starvd stopping", now_ns());
 }

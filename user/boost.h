@@ -83,6 +83,7 @@ struct booster {
 	struct hrtick hrtick;
 	struct dl_debt *debt_v;
 	size_t debt_n, debt_cap;
+	bool stopping;			/* in boost_stop_all() */
 };
 
 void booster_init(struct booster *b, const struct boost_params *p,
@@ -124,7 +125,10 @@ uint64_t boost_next_runtime(const struct booster *b, uint32_t tid);
  */
 int booster_status(const struct booster *b, struct daemon_status *s);
 void booster_status_free(struct daemon_status *s);
-/* Restore every boosted task now (shutdown). */
+/*
+ * Restore every boosted task now (shutdown, out of memory). Grows no
+ * array: it keeps no escalation or debt for the tasks it restores.
+ */
 void boost_stop_all(struct booster *b);
 
 /*

@@ -342,32 +342,6 @@ static void log_start(const struct starvd *d)
 		d->cfg.force_fifo ? " (SCHED_FIFO emulation)" : "");
 }
 
-static struct starvd *oom_daemon;
-
-/*
- * Out of memory in the run loop (grow_array()): nothing can go on, but
- * nothing starvd changed may stay changed. Put back the boosted tasks,
- * HRTICK_DL and RT throttling, say so where the operator looks (the log
- * writer still runs: syslog and the kernel log when daemonized), and exit
- * non-zero: the unit restarts starvd.
- */
-static void out_of_memory(void)
-{
-	static bool once;
-	struct starvd *d = oom_daemon;
-
-	if (once)
-		_exit(EXIT_FAILURE);
-	once = true;
-	log_err("out of memory: restoring %zu boosted task(s) and RT throttling, then exiting",
-		d->booster.n);
-	boost_stop_all(&d->booster);
-	if (d->rt_owned)
-		rt_throttling_restore(d->cfg.run_dir, RT_SAVED_ONLY);
-	log_close();
-	_exit(EXIT_FAILURE);
-}
-
 /*
  * How far start() got, so that stop() undoes exactly that much, in the
  * reverse order.
@@ -486,8 +460,6 @@ static int init_monitoring(struct starvd *d)
 		return -1;
 	}
 	booster_init(&d->booster, &bp, d->cfg.log_only ? NULL : &d->journal);
-	oom_daemon = d;
-	set_oom_handler(out_of_memory);
 	detect_init(&d->detect, d->cfg.threshold_ns, boost_active,
 		    &d->booster);
 	d->stage = STAGE_RUNNING;
@@ -499,15 +471,6 @@ static int init_monitoring(struct starvd *d)
 	open_status(d);
 	if (!d->cfg.log_only && d->cfg.boost_duration_ns < d->cfg.boost_period_ns)
 		log_msg("note: -d/--boost_duration is shorter than -p/--boost_period: a task boosted again soon after a boost may get no runtime until its previous SCHED_DEADLINE period ends");
-	return 0;
-}
-
-/* Everything run() needs; on failure stop() undoes what was done. */
-static int start(struct starvd *d)
-{
-	if (open_resources(d) || protect_process(d) || init_monitoring(d))
-		return -1;
-	daemon_ready();
 	return 0;
 }
 
@@ -549,6 +512,44 @@ static int stop(struct starvd *d)
 	config_free(&d->cfg);
 	log_close();
 	return ret;
+}
+
+static struct starvd *oom_daemon;
+
+/*
+ * Out of memory (grow_array()), from the first thing start() does to the
+ * exit: nothing can go on, but nothing starvd changed may stay changed.
+ * stop() puts back what start() reached, in reverse (boosted tasks,
+ * HRTICK_DL, RT throttling), after a line where the operator looks
+ * (the terminal before daemonizing, syslog and the kernel log after); then
+ * starvd exits non-zero: the unit restarts it.
+ */
+static void out_of_memory(void)
+{
+	static bool once;
+	struct starvd *d = oom_daemon;
+
+	if (once)
+		_exit(EXIT_FAILURE);
+	once = true;
+	log_err("out of memory: restoring %zu boosted task(s)%s, then exiting",
+		d->booster.n, d->rt_owned ? " and RT throttling" : "");
+	stop(d);
+	_exit(EXIT_FAILURE);
+}
+
+/*
+ * Everything run() needs; on failure stop() undoes what was done, and
+ * so does out_of_memory() at any point.
+ */
+static int start(struct starvd *d)
+{
+	oom_daemon = d;
+	set_oom_handler(out_of_memory);
+	if (open_resources(d) || protect_process(d) || init_monitoring(d))
+		return -1;
+	daemon_ready();
+	return 0;
 }
 
 int main(int argc, char **argv)

@@ -49,8 +49,9 @@ int write_file_atomic(const char *path,
 
 /*
  * Grow *v to hold at least n elements of size sz. On ENOMEM it calls the
- * handler set with set_oom_handler() (the daemon's: restore, log, exit),
- * or prints to stderr and exits.
+ * handler set with set_oom_handler() (the daemon's, from its start-up
+ * on: log, put back what it changed, exit), or, in the tools, prints to
+ * stderr and exits.
  */
 void grow_array(void **v, size_t *cap, size_t n, size_t sz);
 void set_oom_handler(void (*fn)(void));
