@@ -22,7 +22,6 @@
 #include "caps.h"
 #include "daemon.h"
 #include "detect.h"
-#include "hrtick.h"
 #include "journal.h"
 #include "log.h"
 #include "options.h"
