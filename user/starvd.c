@@ -281,9 +281,15 @@ static int run(struct starvd *d)
 	}
 }
 
+/*
+ * The signals run() waits for, taken from their default action (which
+ * ends the process without stop()) before start() changes anything: one
+ * that comes during start-up waits, and run() handles it first.
+ */
 static int setup_signals(struct starvd *d)
 {
 	sigset_t set;
+	int ret = 0;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
@@ -291,9 +297,15 @@ static int setup_signals(struct starvd *d)
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGUSR1);
 	if (sigprocmask(SIG_BLOCK, &set, NULL))
-		return -errno;
-	d->sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	return d->sfd < 0 ? -errno : 0;
+		ret = -errno;
+	if (!ret) {
+		d->sfd = signalfd(-1, &set, SFD_CLOEXEC);
+		if (d->sfd < 0)
+			ret = -errno;
+	}
+	if (ret)
+		log_err("cannot set up signal handling: %s", strerror(-ret));
+	return ret;
 }
 
 /* --rt-throttling off|on|show: stalld's throttlectl. */
@@ -421,13 +433,12 @@ static int open_resources(struct starvd *d)
 	return 0;
 }
 
-/* Signals, self-protection, capabilities, the log writer. */
+/* Self-protection, capabilities, the log writer. */
 static int protect_process(struct starvd *d)
 {
 	int ret;
 
-	if (setup_signals(d) || protect_self(&d->cfg) ||
-	    caps_drop(&d->cfg, &d->backend))
+	if (protect_self(&d->cfg) || caps_drop(&d->cfg, &d->backend))
 		return -1;
 	/* From here on no log sink can block the daemon (log.c). */
 	ret = log_start_async();
@@ -545,7 +556,8 @@ static int start(struct starvd *d)
 {
 	oom_daemon = d;
 	set_oom_handler(out_of_memory);
-	if (open_resources(d) || protect_process(d) || init_monitoring(d))
+	if (setup_signals(d) || open_resources(d) || protect_process(d) ||
+	    init_monitoring(d))
 		return -1;
 	daemon_ready();
 	return 0;
