@@ -158,6 +158,25 @@ TEST(overrun_debt)
 	EXPECT_EQ(0, dl_debt_until(t0, end, 0, BASE, PERIOD));
 }
 
+TEST(deadline_unserved)
+{
+	uint64_t now = 1000 * NSEC_PER_SEC;
+	struct boost_delta none = { .outcome = OUTCOME_NO_PROGRESS };
+	struct boost_delta ran = { .outcome = OUTCOME_NO_PROGRESS,
+				   .ran_ns = 1 };
+	struct boost_delta switched = { .outcome = OUTCOME_NO_PROGRESS,
+					.switches = 1 };
+	struct boost_delta unknown = { .outcome = OUTCOME_UNKNOWN };
+
+	/* Runnable, never ran: FIFO emulation for a while. */
+	EXPECT_EQ(now + DL_UNSERVED_NS, dl_unserved_until(&none, now));
+	/* It ran, however little, or switched: the kernel served it. */
+	EXPECT_EQ(0, dl_unserved_until(&ran, now));
+	EXPECT_EQ(0, dl_unserved_until(&switched, now));
+	/* Counts that could not be read say nothing. */
+	EXPECT_EQ(0, dl_unserved_until(&unknown, now));
+}
+
 TEST(sched_features_parser)
 {
 	const char *f = "GENTLE_FAIR_SLEEPERS START_DEBIT NO_HRTICK NO_HRTICK_DL DOUBLE_TICK";

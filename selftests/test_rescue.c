@@ -678,8 +678,6 @@ TEST_F_TIMEOUT(rescue, kernel_thread_workqueue, 180)
 
 	if (kernel_has_fair_server())
 		SKIP(return, "the fair server (6.12+) gives SCHED_OTHER kworkers 5%% of a CPU behind a busy loop: no kworker starves here");
-	if (getenv("STARVD_VM_GUEST") && !is_preempt_rt())
-		SKIP(return, "known to fail in the 6.1 TCG guest within the suite: the kworker's SCHED_DEADLINE boosts gave it no CPU time (ran_ns 0, up to 2.56 ms runtime), while it passed run alone; not root-caused");
 	kthread_test(_metadata, self, refresher, false, kthreads);
 }
 

@@ -68,17 +68,23 @@ static struct dl_debt *find_debt(struct booster *b, uint32_t tid,
 	return found;
 }
 
-/* After a SCHED_DEADLINE boost: when its CBS deadline will have passed. */
+/*
+ * After a SCHED_DEADLINE boost: when its CBS deadline will have passed,
+ * or, if the kernel did not run it at all, when to try again.
+ */
 static void note_debt(struct booster *b, const struct boost *bo,
-		      uint64_t ran_ns, uint64_t now)
+		      const struct boost_delta *delta, uint64_t now)
 {
-	uint64_t until;
+	uint64_t until, unserved;
 	struct dl_debt *d;
 
 	if (bo->fifo)
 		return;
-	until = dl_debt_until(bo->end_ns - b->p.duration_ns, now, ran_ns,
-			      bo->runtime_ns, b->p.period_ns);
+	until = dl_debt_until(bo->end_ns - b->p.duration_ns, now,
+			      delta->ran_ns, bo->runtime_ns, b->p.period_ns);
+	unserved = dl_unserved_until(delta, now);
+	if (unserved > until)
+		until = unserved;
 	if (!until)
 		return;
 	d = find_debt(b, bo->task.tid, bo->start_time, now);
@@ -91,8 +97,11 @@ static void note_debt(struct booster *b, const struct boost *bo,
 			.start_time = bo->start_time,
 		};
 	}
-	if (until > d->until_ns)
+	if (until > d->until_ns) {
 		d->until_ns = until;
+		d->unserved = until == unserved;
+		d->said = false;
+	}
 }
 
 static struct escalation *find_escalation(const struct booster *b,
@@ -396,7 +405,11 @@ static bool deadline_allowed(struct booster *b, const struct boost *bo,
 	debt = find_debt(b, bo->task.tid, bo->start_time, now);
 	if (!debt)
 		return true;
-	if (!debt->said)
+	if (!debt->said && debt->unserved)
+		log_msg("pid %u (%s) was not run at all during its last SCHED_DEADLINE boost, though runnable (the kernel kept it throttled from an earlier boost): boosting it with SCHED_FIFO emulation for %.0f s",
+			bo->task.tid, bo->task.comm,
+			(double)(debt->until_ns - now) / NSEC_PER_SEC);
+	else if (!debt->said)
 		log_msg("pid %u (%s) overran its last SCHED_DEADLINE boost and owes the kernel that time for %.0f s (its deadline moved overrun/runtime periods ahead; HRTICK_DL prevents it): boosting it with SCHED_FIFO emulation until then",
 			bo->task.tid, bo->task.comm,
 			(double)(debt->until_ns - now) / NSEC_PER_SEC);
@@ -565,7 +578,7 @@ static void finish(struct booster *b, size_t i, const char *why,
 	if (!ret && !b->stopping) {
 		update_escalation(b, bo, d.outcome, now);
 		if (d.outcome != OUTCOME_UNKNOWN)
-			note_debt(b, bo, d.ran_ns, now);
+			note_debt(b, bo, &d, now);
 	}
 	b->v[i] = b->v[--b->n];
 	if (!b->n)

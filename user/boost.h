@@ -57,6 +57,7 @@ struct dl_debt {
 	uint32_t tid;
 	uint64_t start_time;		/* task identity */
 	uint64_t until_ns;		/* estimated CBS deadline */
+	bool unserved;			/* not a debt: dl_unserved_until() */
 	bool said;			/* logged */
 };
 

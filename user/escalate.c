@@ -57,3 +57,10 @@ uint64_t dl_debt_until(uint64_t start_ns, uint64_t end_ns, uint64_t ran_ns,
 	until = start_ns + periods * period_ns;
 	return until > end_ns + period_ns ? until : 0;
 }
+
+uint64_t dl_unserved_until(const struct boost_delta *d, uint64_t now)
+{
+	if (d->outcome == OUTCOME_UNKNOWN || d->ran_ns || d->switches)
+		return 0;
+	return now + DL_UNSERVED_NS;
+}

@@ -90,4 +90,19 @@ bool escalate_kept_up(uint64_t end_ns, uint64_t now_ns, uint64_t window_ns);
 uint64_t dl_debt_until(uint64_t start_ns, uint64_t end_ns, uint64_t ran_ns,
 		       uint64_t runtime_ns, uint64_t period_ns);
 
+/*
+ * A SCHED_DEADLINE boost after which the task, runnable all along, had
+ * not run at all (no CPU time, no context switch): the kernel did not
+ * serve it. Seen with a per-CPU kernel thread whose earlier boost ended
+ * while the CBS had throttled it: the kernel (6.1 to 6.12 at least)
+ * keeps dl_throttled across the change back to its own policy, and a
+ * later sched_setattr() to SCHED_DEADLINE does not enqueue a throttled
+ * task (enqueue_dl_entity() returns early), so every boost of it gives
+ * nothing. Such a task is boosted with SCHED_FIFO emulation for
+ * DL_UNSERVED_NS, then SCHED_DEADLINE is tried again. Returns until
+ * when (@now + DL_UNSERVED_NS), or 0 if the boost was served.
+ */
+#define DL_UNSERVED_NS	60000000000ULL	/* 60 s */
+uint64_t dl_unserved_until(const struct boost_delta *d, uint64_t now);
+
 #endif
