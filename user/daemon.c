@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,27 +18,57 @@
 
 static int ready_fd = -1;
 
+/*
+ * fork(), keeping in the child the signals pending here: starvd blocks
+ * its stop signals from the start (they wait for run()), and a child
+ * starts with none pending, so a SIGTERM that reached the parent during
+ * start-up would otherwise be lost with it.
+ */
+static pid_t fork_keeping_signals(void)
+{
+	sigset_t pending;
+	pid_t pid;
+	int sig;
+
+	sigemptyset(&pending);
+	sigpending(&pending);
+	pid = fork();
+	if (pid == 0)
+		for (sig = 1; sig < NSIG; sig++)
+			if (sigismember(&pending, sig) == 1)
+				raise(sig);	/* blocked: stays pending */
+	return pid;
+}
+
 int daemonize(void)
 {
+	sigset_t none;
 	int fds[2], null;
 	char c;
 	pid_t pid;
 
 	if (pipe2(fds, O_CLOEXEC))
 		return -errno;
-	pid = fork();
+	pid = fork_keeping_signals();
 	if (pid < 0)
 		return -errno;
 	if (pid > 0) {
 		close(fds[1]);
-		/* Wait until the daemon is set up, so the pidfile is there. */
+		/*
+		 * Wait until the daemon is set up, so the pidfile is there;
+		 * a signal meanwhile ends this launcher as it would any
+		 * program (the daemon, in its process group until setsid(),
+		 * gets a terminal's signals itself).
+		 */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		exit(read(fds[0], &c, 1) == 1 ? EXIT_SUCCESS : EXIT_FAILURE);
 	}
 	close(fds[0]);
 	ready_fd = fds[1];
 	if (setsid() < 0)
 		return -errno;
-	pid = fork();
+	pid = fork_keeping_signals();
 	if (pid < 0)
 		return -errno;
 	if (pid > 0)
