@@ -95,8 +95,9 @@ wait_log() {
 	while ! grep -qE "$1" $LOG; do
 		w=$((w + 1))
 		if [ $w -ge "${2:-300}" ] || ! kill -0 "$dpid" 2>/dev/null; then
-			grep -qE "$1" $LOG
-			return
+			grep -qE "$1" $LOG && return
+			echo "# wait_log: no '$1' in the daemon's log after $w tries ($(date +%s))"
+			return 1
 		fi
 		sleep 0.1
 	done

@@ -186,6 +186,7 @@ static bool pump(struct daemon_proc *d, int ms)
 		{ .fd = d->out_fd, .events = POLLIN },
 		{ .fd = d->err_fd, .events = POLLIN },
 	};
+	size_t had = d->out_len + d->err_len;
 	int n = poll(p, 2, ms);
 
 	if (n <= 0)
@@ -194,7 +195,13 @@ static bool pump(struct daemon_proc *d, int ms)
 	read_into(d->err_fd, d->err, &d->err_len, sizeof(d->err));
 	if (getenv("STARVD_TEST_DEBUG"))
 		fprintf(stderr, "%s", d->err);
-	return !(p[0].revents & POLLHUP && p[1].revents & POLLHUP);
+	/*
+	 * More only if something was read: once one pipe hangs up, poll()
+	 * returns at once, and a caller looping on it spins (a test above
+	 * starvd's priority on starvd's CPU then keeps it from finishing
+	 * its exit, where it closes the other pipe).
+	 */
+	return d->out_len + d->err_len > had;
 }
 
 /* Next complete line of stdout after the cursor, or NULL. */
