@@ -66,7 +66,14 @@ FIXTURE_SETUP(starve)
 	ASSERT_EQ(0, victim_start(&spec, &self->v));
 	self->hog = hog_start(self->cpu, HOG_PRIO, HOG_MAX_S);
 	ASSERT_LT(0, self->hog);
-	ASSERT_TRUE(victim_stuck(&self->v)) TH_LOG("no starvation");
+	if (!victim_stuck(&self->v)) {
+		char h[128], v[128];
+
+		task_brief(self->hog, h, sizeof(h));
+		task_brief(self->v.st->tid, v, sizeof(v));
+		ASSERT_TRUE(false) TH_LOG("no starvation: busy loop %s; victim %s; victim ran %llu times",
+					  h, v, (unsigned long long)self->v.st->count);
+	}
 }
 
 FIXTURE_TEARDOWN(starve)

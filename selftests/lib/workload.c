@@ -291,3 +291,32 @@ bool kernel_has_fair_server(void)
 	fclose(f);
 	return found;
 }
+
+void task_brief(pid_t tid, char *buf, size_t len)
+{
+	char path[64], st[1024], *p;
+	unsigned int policy = 0, rtprio = 0;
+	int cpu = -1, i;
+	char state = '?';
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	f = fopen(path, "r");
+	if (!f || !fgets(st, sizeof(st), f)) {
+		snprintf(buf, len, "%d: gone", (int)tid);
+		if (f)
+			fclose(f);
+		return;
+	}
+	fclose(f);
+	/* After "(comm)": field 3 is the state, 39 the CPU, 40-41 rtprio, policy. */
+	p = strrchr(st, ')');
+	if (p && sscanf(p + 2, "%c", &state) == 1) {
+		for (i = 3; p && i < 39; i++)
+			p = strchr(p + 1, ' ');
+		if (p)
+			sscanf(p + 1, "%d %u %u", &cpu, &rtprio, &policy);
+	}
+	snprintf(buf, len, "%d: state %c, CPU %d, policy %u, rtprio %u",
+		 (int)tid, state, cpu, policy, rtprio);
+}

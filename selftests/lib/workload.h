@@ -62,6 +62,8 @@ void kill_and_reap(pid_t pid);
  * is not allowed every CPU is refused SCHED_DEADLINE with EPERM.
  */
 int unpin(pid_t tid);
+/* One line on @tid for a test's log: state, CPU, policy, priority. */
+void task_brief(pid_t tid, char *buf, size_t len);
 
 struct sched_attr fifo_attr(int prio);
 struct sched_attr other_attr(int nice);
