@@ -198,19 +198,6 @@ static int snapshot_changed(struct __test_metadata *_metadata,
 	return bad;
 }
 
-static bool is_preempt_rt(void)
-{
-	char c = 0;
-	int fd = open("/sys/kernel/realtime", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return false;
-	if (read(fd, &c, 1) != 1)
-		c = 0;
-	close(fd);
-	return c == '1';
-}
-
 /* A program next to this one (heartbeat). */
 static const char *sibling(const char *name)
 {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -95,19 +96,35 @@ struct sched_attr other_attr(int nice)
 	};
 }
 
+bool is_preempt_rt(void)
+{
+	char c = 0;
+	int fd = open("/sys/kernel/realtime", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	if (read(fd, &c, 1) != 1)
+		c = 0;
+	close(fd);
+	return c == '1';
+}
+
 /*
- * Keep the calling task off @cpu (if it may run elsewhere). On PREEMPT_RT
- * the timer of a sleeping SCHED_OTHER task is a soft hrtimer, expired by
- * ktimers/N of the CPU where it was armed: a caller that last slept on
- * the busy loop's CPU would not wake before the loop ends (seen in the
- * 6.12-rt guest: starve's victim_stuck() returned 4 s late, after a 4 s
- * loop, and every check of the starvation ran after it was over).
+ * On PREEMPT_RT, keep the calling task off @cpu (if it may run
+ * elsewhere): there the timer of a sleeping SCHED_OTHER task is a soft
+ * hrtimer, expired by ktimers/N of the CPU where it was armed, and a
+ * caller that last slept on the busy loop's CPU would not wake before the
+ * loop ends (seen in the 6.12-rt guest: starve's victim_stuck() returned
+ * 4 s late, after a 4 s loop, and every check of the starvation ran after
+ * it was over). Elsewhere its timers are hard and the caller is left
+ * free: pinned to CPU 0, a test running above the busy loops would
+ * compete there with starvd itself.
  */
 static void keep_off_cpu(int cpu)
 {
 	cpu_set_t set;
 
-	if (sched_getaffinity(0, sizeof(set), &set))
+	if (!is_preempt_rt() || sched_getaffinity(0, sizeof(set), &set))
 		return;
 	CPU_CLR(cpu, &set);
 	if (CPU_COUNT(&set))

@@ -39,10 +39,12 @@ struct victim {
 int rt_throttle_off(long *saved);
 int rt_throttle_restore(long saved);
 
+/* Is this a PREEMPT_RT kernel (/sys/kernel/realtime)? */
+bool is_preempt_rt(void);
 /*
- * SCHED_FIFO @prio busy loop on @cpu for at most @max_s seconds. The
- * caller is moved off @cpu (where it could run elsewhere): on PREEMPT_RT
- * its own sleeps would otherwise wait for the loop to end.
+ * SCHED_FIFO @prio busy loop on @cpu for at most @max_s seconds. On
+ * PREEMPT_RT the caller is moved off @cpu (where it could run elsewhere):
+ * there its own sleeps would otherwise wait for the loop to end.
  */
 pid_t hog_start(int cpu, int prio, int max_s);
 /* A thread looping "count++, sleep" with the given attributes. */
