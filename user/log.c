@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "sched_attr.h"
 
 #define RING_LINES	256	/* a power of two */
 /*
@@ -72,6 +73,17 @@ static struct {
 	atomic_ulong dropped;
 	unsigned long dropped_said;
 	struct log_line ring[RING_LINES];
+	/*
+	 * A main thread with a SCHED_DEADLINE reservation (-R, or the
+	 * fallback of its own priority) cannot hand it down: the kernel
+	 * refuses a thread to a deadline task without reset-on-fork. The
+	 * writer, created at SCHED_OTHER, takes the same reservation itself
+	 * (dl.size set), so that busy loops on every CPU do not hold back
+	 * what starvd says; dl_ret: how that went, once started is set.
+	 */
+	struct sched_attr dl;
+	int dl_ret;
+	atomic_bool started;
 } q = { .efd = -1 };
 
 static void sinks_open(void)
@@ -157,6 +169,9 @@ static void *writer(void *arg)
 	unsigned int t;
 	uint64_t v;
 
+	if (q.dl.size)
+		q.dl_ret = sched_setattr_tid(0, &q.dl);
+	atomic_store(&q.started, true);
 	for (;;) {
 		t = atomic_load_explicit(&q.tail, memory_order_relaxed);
 		if (t == atomic_load_explicit(&q.head, memory_order_acquire)) {
@@ -249,11 +264,20 @@ int log_start_async(void)
 	sigset_t all, old;
 	int ret;
 
-	/* The main thread's FIFO or RR priority; SCHED_OTHER otherwise. */
+	/*
+	 * The main thread's FIFO or RR priority; its SCHED_DEADLINE
+	 * reservation, taken by the writer itself; SCHED_OTHER otherwise.
+	 */
 	if (policy == SCHED_FIFO || policy == SCHED_RR)
 		sched_getparam(0, &sp);
 	else
 		policy = SCHED_OTHER;
+	memset(&q.dl, 0, sizeof(q.dl));
+	if (!sched_getattr_tid(0, &q.dl) &&
+	    q.dl.sched_policy == SCHED_DEADLINE)
+		q.dl.sched_flags &= ~SCHED_FLAG_RESET_ON_FORK;
+	else
+		memset(&q.dl, 0, sizeof(q.dl));
 	q.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (q.efd < 0)
 		return -errno;
@@ -281,6 +305,17 @@ int log_start_async(void)
 		return ret;
 	}
 	q.running = true;
+	if (q.dl.size) {
+		int i;
+
+		/* It runs at once: nothing else is busy at start-up. */
+		for (i = 0; i < 1000 && !atomic_load(&q.started); i++)
+			usleep(1000);
+		if (!atomic_load(&q.started) || q.dl_ret)
+			log_msg("the log writer thread could not take starvd's SCHED_DEADLINE reservation (%s): it runs at SCHED_OTHER, so with busy loops on every CPU starvd's lines can be late (never its boosts)",
+				atomic_load(&q.started) ?
+				strerror(-q.dl_ret) : "it did not start");
+	}
 	return 0;
 }
 
