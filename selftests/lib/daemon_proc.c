@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "daemon_proc.h"
+#include "workload.h"
 #include "sched_attr.h"
 #include "util.h"
 
@@ -349,6 +350,14 @@ int run_capture_for(const char *const *argv, char *out, size_t len,
 		dup2(fds[1], 2);
 		close(fds[0]);
 		close(fds[1]);
+		/*
+		 * A command a test runs (starvctl, node_exporter) is never on
+		 * the test CPU: at SCHED_OTHER there it waits for the busy loop
+		 * on kernels without the fair server (before 6.12), and the
+		 * BPF backend's clock calibration sleeps and must wake (a
+		 * "starvctl -b bpf metrics" in the 6.1 guest never returned).
+		 */
+		avoid_cpu(test_cpu());
 		if (setup)
 			setup(arg);
 		execvp(argv[0], (char **)argv);

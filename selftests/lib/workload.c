@@ -120,15 +120,21 @@ bool is_preempt_rt(void)
  * free: pinned to CPU 0, a test running above the busy loops would
  * compete there with starvd itself.
  */
-static void keep_off_cpu(int cpu)
+void avoid_cpu(int cpu)
 {
 	cpu_set_t set;
 
-	if (!is_preempt_rt() || sched_getaffinity(0, sizeof(set), &set))
+	if (sched_getaffinity(0, sizeof(set), &set))
 		return;
 	CPU_CLR(cpu, &set);
 	if (CPU_COUNT(&set))
 		sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void keep_off_cpu(int cpu)
+{
+	if (is_preempt_rt())
+		avoid_cpu(cpu);
 }
 
 pid_t hog_start(int cpu, int prio, int max_s)

@@ -39,6 +39,8 @@ struct victim {
 int rt_throttle_off(long *saved);
 int rt_throttle_restore(long saved);
 
+/* Let the calling task run anywhere but @cpu (if it can run elsewhere). */
+void avoid_cpu(int cpu);
 /* Is this a PREEMPT_RT kernel (/sys/kernel/realtime)? */
 bool is_preempt_rt(void);
 /*
