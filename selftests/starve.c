@@ -55,7 +55,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "starve: cannot start the victim\n");
 		return 1;
 	}
-	hog = hog_start(cpu, 50, seconds);
+	/*
+	 * Ended by the kill below, so that "busy loop over" is when it
+	 * was: its own bound (later) is only for a starve that dies.
+	 */
+	hog = hog_start(cpu, 50, seconds + 10);
 	/* "from": once the busy loop owns the CPU (the victim is stuck). */
 	victim_stuck(&v);
 	clock_gettime(CLOCK_BOOTTIME, &ts);
