@@ -427,17 +427,6 @@ static enum parse_result parse_cpu_opt(const char *opt, const char *arg,
 	return PARSE_OK;
 }
 
-/* -t, -g and -d take seconds (decimals allowed), -p and -r nanoseconds. */
-static enum parse_result parse_time_opt(const char *opt, const char *arg,
-					bool seconds, uint64_t *ns,
-					char *err, size_t len)
-{
-	if (!(seconds ? parse_seconds(arg, ns) : parse_ns(arg, ns)))
-		return PARSE_OK;
-	return fail(err, len, "%s: '%s' is not a positive number of %s",
-		    opt, arg, seconds ? "seconds" : "nanoseconds");
-}
-
 /* Backend names, with stalld's for the same sources. */
 static const struct {
 	const char *name;
@@ -533,14 +522,129 @@ const char *getopt_bad_option(int c, char **argv, const char *optstring,
 	return buf;
 }
 
+/* Options that take a time: seconds (decimals allowed) or nanoseconds. */
+static const struct {
+	int opt;
+	const char *name;
+	bool seconds;
+	size_t offset;
+} times[] = {
+	{ 't', "-t/--starving_threshold", true,
+	  offsetof(struct config, threshold_ns) },
+	{ 'g', "-g/--granularity", true,
+	  offsetof(struct config, granularity_ns) },
+	{ 'd', "-d/--boost_duration", true,
+	  offsetof(struct config, boost_duration_ns) },
+	{ 'p', "-p/--boost_period", false,
+	  offsetof(struct config, boost_period_ns) },
+	{ 'r', "-r/--boost_runtime", false,
+	  offsetof(struct config, boost_runtime_ns) },
+};
+
+/* PARSE_OK if @opt takes a time and @arg is one; -1 if @opt takes none. */
+static int set_time(struct config *cfg, int opt, const char *arg,
+		    char *err, size_t len)
+{
+	uint64_t *ns;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(times); i++) {
+		if (times[i].opt != opt)
+			continue;
+		ns = (uint64_t *)((char *)cfg + times[i].offset);
+		if (!(times[i].seconds ? parse_seconds(arg, ns) :
+		      parse_ns(arg, ns)))
+			return PARSE_OK;
+		return fail(err, len, "%s: '%s' is not a positive number of %s",
+			    times[i].name, arg,
+			    times[i].seconds ? "seconds" : "nanoseconds");
+	}
+	return -1;
+}
+
+/*
+ * The other options with a value: PARSE_OK or PARSE_ERROR (with @err);
+ * -1 if @opt is none of them.
+ */
+static int set_value(struct config *cfg, int opt, const char *arg,
+		     int nr_cpus, char *err, size_t len)
+{
+	long v;
+
+	switch (opt) {
+	case 'c':
+		cfg->monitor_all = false;
+		return parse_cpu_opt("-c/--cpu", arg, nr_cpus, &cfg->cpus,
+				     err, len);
+	case 'a':
+		cfg->have_affinity = true;
+		return parse_cpu_opt("-a/--affinity", arg, nr_cpus,
+				     &cfg->affinity, err, len);
+	case 'R':
+		if (parse_int(arg, 1, 90, &v))
+			return fail(err, len,
+				    "-R/--reservation: '%s' is not a percentage from 1 to 90",
+				    arg);
+		cfg->reservation = v;
+		return PARSE_OK;
+	case OPT_PRIORITY:
+		if (parse_int(arg, 0, 99, &v))
+			return fail(err, len,
+				    "--priority: '%s' is not a SCHED_FIFO priority from 1 to 99 (or 0 for SCHED_OTHER)",
+				    arg);
+		cfg->priority = v;
+		return PARSE_OK;
+	case 'i':
+		return compile_regex_list("-i/--ignore_threads", arg,
+					  &cfg->ignore_threads, err, len) ?
+		       PARSE_ERROR : PARSE_OK;
+	case 'I':
+		return compile_regex_list("-I/--ignore_processes", arg,
+					  &cfg->ignore_processes, err, len) ?
+		       PARSE_ERROR : PARSE_OK;
+	case OPT_RT_THROTTLING:
+		if (!strcmp(arg, "off"))
+			cfg->rt_throttling = RT_CMD_OFF;
+		else if (!strcmp(arg, "on"))
+			cfg->rt_throttling = RT_CMD_ON;
+		else if (!strcmp(arg, "show"))
+			cfg->rt_throttling = RT_CMD_SHOW;
+		else
+			return fail(err, len,
+				    "--rt-throttling: '%s' is not off, on or show",
+				    arg);
+		return PARSE_OK;
+	case 'b':
+		if (parse_backend_name(arg, &cfg->backend))
+			return fail(err, len, "-b/--backend: " BACKEND_NAMES_HELP,
+				    arg);
+		return PARSE_OK;
+	case OPT_BPF_MODE:
+		if (parse_bpf_mode_name(arg, &cfg->bpf_mode))
+			return fail(err, len, "--bpf-mode: " BPF_MODE_NAMES_HELP,
+				    arg);
+		return PARSE_OK;
+	case 'P':
+		cfg->pidfile = arg;
+		return PARSE_OK;
+	case OPT_RUN_DIR:
+		cfg->run_dir = arg;
+		return PARSE_OK;
+	case OPT_NO_MLOCK:
+		cfg->mlock = false;
+		cfg->mlock_required = false;
+		return PARSE_OK;
+	}
+	return -1;
+}
+
 static enum parse_result parse(int argc, char **argv, int nr_cpus,
 			       struct config *cfg, char *err, size_t len)
 {
 	static const char optstring[] =
 		":c:t:p:r:d:FlvksfP:AMONg:R:a:i:I:b:SVh";
 	char opt[4];
-	long v;
-	int c;
+	int c, ret;
 
 	set_defaults(cfg, argc > 0 ? argv[0] : NULL);
 	/*
@@ -552,99 +656,6 @@ static enum parse_result parse(int argc, char **argv, int nr_cpus,
 	while ((c = getopt_long(argc, argv, optstring, long_options,
 				NULL)) != -1) {
 		switch (c) {
-		case 'c':
-			if (parse_cpu_opt("-c/--cpu", optarg, nr_cpus,
-					  &cfg->cpus, err, len))
-				return PARSE_ERROR;
-			cfg->monitor_all = false;
-			break;
-		case 'a':
-			if (parse_cpu_opt("-a/--affinity", optarg, nr_cpus,
-					  &cfg->affinity, err, len))
-				return PARSE_ERROR;
-			cfg->have_affinity = true;
-			break;
-		case 't':
-			if (parse_time_opt("-t/--starving_threshold", optarg,
-					   true, &cfg->threshold_ns, err, len))
-				return PARSE_ERROR;
-			break;
-		case 'g':
-			if (parse_time_opt("-g/--granularity", optarg, true,
-					   &cfg->granularity_ns, err, len))
-				return PARSE_ERROR;
-			break;
-		case 'd':
-			if (parse_time_opt("-d/--boost_duration", optarg, true,
-					   &cfg->boost_duration_ns, err, len))
-				return PARSE_ERROR;
-			break;
-		case 'p':
-			if (parse_time_opt("-p/--boost_period", optarg, false,
-					   &cfg->boost_period_ns, err, len))
-				return PARSE_ERROR;
-			break;
-		case 'r':
-			if (parse_time_opt("-r/--boost_runtime", optarg, false,
-					   &cfg->boost_runtime_ns, err, len))
-				return PARSE_ERROR;
-			break;
-		case 'R':
-			if (parse_int(optarg, 1, 90, &v))
-				return fail(err, len,
-					    "-R/--reservation: '%s' is not a percentage from 1 to 90",
-					    optarg);
-			cfg->reservation = v;
-			break;
-		case OPT_PRIORITY:
-			if (parse_int(optarg, 0, 99, &v))
-				return fail(err, len,
-					    "--priority: '%s' is not a SCHED_FIFO priority from 1 to 99 (or 0 for SCHED_OTHER)",
-					    optarg);
-			cfg->priority = v;
-			break;
-		case OPT_NO_MLOCK:
-			cfg->mlock = false;
-			cfg->mlock_required = false;
-			break;
-		case 'i':
-		case 'I':
-			if (compile_regex_list(c == 'i' ? "-i/--ignore_threads" :
-					       "-I/--ignore_processes", optarg,
-					       c == 'i' ? &cfg->ignore_threads :
-					       &cfg->ignore_processes, err, len))
-				return PARSE_ERROR;
-			break;
-		case OPT_RT_THROTTLING:
-			if (!strcmp(optarg, "off"))
-				cfg->rt_throttling = RT_CMD_OFF;
-			else if (!strcmp(optarg, "on"))
-				cfg->rt_throttling = RT_CMD_ON;
-			else if (!strcmp(optarg, "show"))
-				cfg->rt_throttling = RT_CMD_SHOW;
-			else
-				return fail(err, len,
-					    "--rt-throttling: '%s' is not off, on or show",
-					    optarg);
-			break;
-		case 'b':
-			if (parse_backend_name(optarg, &cfg->backend))
-				return fail(err, len,
-					    "-b/--backend: " BACKEND_NAMES_HELP,
-					    optarg);
-			break;
-		case OPT_BPF_MODE:
-			if (parse_bpf_mode_name(optarg, &cfg->bpf_mode))
-				return fail(err, len,
-					    "--bpf-mode: " BPF_MODE_NAMES_HELP,
-					    optarg);
-			break;
-		case 'P':
-			cfg->pidfile = optarg;
-			break;
-		case OPT_RUN_DIR:
-			cfg->run_dir = optarg;
-			break;
 		case 'V':
 			printf("starvd %s\n", STARVD_VERSION);
 			return PARSE_EXIT;
@@ -656,13 +667,19 @@ static enum parse_result parse(int argc, char **argv, int nr_cpus,
 			return fail(err, len, "option '%s' needs a value (see %s --help)",
 				    getopt_bad_option(c, argv, optstring, opt,
 						      sizeof(opt)), cfg->name);
-		default:
-			if (set_flag(cfg, c))
-				break;
-			return fail(err, len, "unknown option '%s' (see %s --help)",
-				    getopt_bad_option(c, argv, optstring, opt,
-						      sizeof(opt)), cfg->name);
 		}
+		if (set_flag(cfg, c))
+			continue;
+		ret = set_time(cfg, c, optarg, err, len);
+		if (ret < 0)
+			ret = set_value(cfg, c, optarg, nr_cpus, err, len);
+		if (ret == PARSE_OK)
+			continue;
+		if (ret > 0)
+			return ret;
+		return fail(err, len, "unknown option '%s' (see %s --help)",
+			    getopt_bad_option(c, argv, optstring, opt,
+					      sizeof(opt)), cfg->name);
 	}
 	if (optind < argc)
 		return fail(err, len, "unexpected argument '%s' (see %s --help)",
