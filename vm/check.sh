@@ -7,7 +7,9 @@
 # DKMS, build the programs (64-bit, and 32-bit without BPF for the i386
 # guests), check the netlink ABI against its spec; then boot the guests
 # two at a time (each TCG guest is one host thread) and run
-# selftests/kmod/guest-tests.sh in each.
+# selftests/kmod/guest-tests.sh in each (guest-rescue.sh in
+# $VM_RESCUE_ONLY_GUESTS; $VM_THREADIRQS_GUESTS boot once more with
+# threadirqs for guest-escalate.sh).
 #
 # Each guest records one line per suite ("vm-GUEST-SUITE # Totals: ...",
 # see selftests/summary.sh); they are appended to $RESULTS when it is set.
@@ -110,6 +112,19 @@ guest_run() {
 		lines="$lines${lines:+$'\n'}$(fail_line "vm-$g-kmod")"
 		echo "# vm-$g: the module checks did not finish; console: $res/console" >&3
 	fi
+	case " $VM_THREADIRQS_GUESTS " in
+	*" $g "*)
+		rc=0
+		vm/run.sh -a threadirqs -t "$GUEST_TIMEOUT" "$g" \
+			"RESULTS=\$STARVD_VM_RESULTS/results $env sh selftests/kmod/guest-escalate.sh" \
+			>&3 2>&1 || rc=$?
+		lines="$lines${lines:+$'\n'}$(cat "$res/results" 2>/dev/null || true)"
+		[ "$rc" = 0 ] || grep -q "^vm-$g-threadirqs-escalate " "$res/results" 2>/dev/null || {
+			lines="$lines${lines:+$'\n'}$(fail_line "vm-$g-threadirqs-escalate")"
+			echo "# vm-$g (threadirqs): guest-escalate.sh exited $rc before its results line; console: $res/console" >&3
+		}
+		secs=$(($(date +%s) - t0)) ;;
+	esac
 	exec 3>&-
 	echo "$lines" >"$VM_CACHE/results/$g.lines"
 	echo "$secs" >"$VM_CACHE/results/$g.secs"

@@ -148,6 +148,13 @@ VM_DEFAULT_BPF_GUESTS="6.1"
 # BPF backend, and guest-escalate.sh) instead of the whole suite;
 # VM_RESCUE_ONLY_GUESTS= (empty) runs the whole suite there too.
 VM_RESCUE_ONLY_GUESTS=${VM_RESCUE_ONLY_GUESTS-6.12-rt}
+# Generic guests booted a second time with "threadirqs" on the kernel
+# command line to run selftests/kmod/guest-escalate.sh (vm-GUEST-threadirqs-
+# escalate): its starving 9p IRQ thread exists only with threaded IRQs,
+# which PREEMPT_RT has and generic kernels have with that option. Not the
+# whole suite: threadirqs also moves every softirq of a CPU to its
+# ksoftirqd, which changes what the other suites' busy loops starve.
+VM_THREADIRQS_GUESTS=${VM_THREADIRQS_GUESTS-6.12}
 
 # Guest name -> kernel release
 vm_kver() {

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# vm/run.sh [-t SECONDS] [-m MiB] GUEST COMMAND...
+# vm/run.sh [-t SECONDS] [-m MiB] [-a KERNEL-ARGS] GUEST COMMAND...
 #
 # Boot the Debian kernel of GUEST (6.1, 6.12, 6.12-rt, 686; see vm/fetch.sh) under
 # qemu with software emulation (TCG; KVM hangs on this kind of machine;
@@ -11,6 +11,7 @@
 # directory shared read-write, run COMMAND (a shell command line, run by
 # /bin/sh from the top of the tree; by busybox sh in the 686 guest) and
 # exit with its exit status. 124: timeout; 125: the guest did not run it.
+# -a adds words to the guest kernel's command line (e.g. threadirqs).
 # The command's output is printed and kept in .cache/vm/results/GUEST/out;
 # the whole console in .cache/vm/results/GUEST/console.
 set -euo pipefail
@@ -18,15 +19,17 @@ set -euo pipefail
 
 timeout=300
 mem=1024
-while getopts "t:m:" o; do
+kargs=""
+while getopts "t:m:a:" o; do
 	case $o in
 	t) timeout=$OPTARG ;;
 	m) mem=$OPTARG ;;
-	*) die "usage: vm/run.sh [-t SECONDS] [-m MiB] GUEST COMMAND..." ;;
+	a) kargs=$OPTARG ;;
+	*) die "usage: vm/run.sh [-t SECONDS] [-m MiB] [-a KERNEL-ARGS] GUEST COMMAND..." ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 2 ] || die "usage: vm/run.sh [-t SECONDS] [-m MiB] GUEST COMMAND..."
+[ $# -ge 2 ] || die "usage: vm/run.sh [-t SECONDS] [-m MiB] [-a KERNEL-ARGS] GUEST COMMAND..."
 guest=$1
 shift
 
@@ -43,10 +46,10 @@ mkdir -p "$results"
 printf '%s\n' "$*" >"$results/cmd"
 
 qemu=qemu-system-x86_64
-extra=""
+extra=$kargs
 if [ "$arch" = i386 ]; then
 	qemu=qemu-system-i386
-	extra="starvd_busybox=$VM_CACHE/busybox-i386/bin/busybox"
+	extra="$extra starvd_busybox=$VM_CACHE/busybox-i386/bin/busybox"
 fi
 command -v "$qemu" >/dev/null || die "$qemu not found: run scripts/deps-vm.sh (qemu-system-x86)"
 case "$STARVD_TOP$results" in
