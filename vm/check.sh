@@ -73,6 +73,17 @@ fail_line() {	# fail_line SUITE: a failing results line
 	echo "$1 # Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:1"
 }
 
+# boot_fail NAME STATUS: for vm/run.sh's timeout (124) or failed boot
+# (125), add a failing line to $lines and say why on fd 3 (guest_run's).
+boot_fail() {
+	case $2 in
+	124) lines="$lines${lines:+$'\n'}$(fail_line "vm-$1-timeout")"
+	     echo "# vm-$1: timed out after ${GUEST_TIMEOUT}s (GUEST_TIMEOUT); console: $res/console" >&3 ;;
+	125) lines="$lines${lines:+$'\n'}$(fail_line "vm-$1-boot")"
+	     echo "# vm-$1: the guest did not boot or did not run the tests; console: $res/console" >&3 ;;
+	esac
+}
+
 # guest_run GUEST: boot it, run the tests, leave in $VM_CACHE/results/
 # GUEST.lines its results lines, GUEST.secs its time, GUEST.log its output.
 guest_run() {
@@ -102,12 +113,7 @@ guest_run() {
 	# vm/run.sh empties $res when it starts: keep ours next to it.
 	exec 3>>"$VM_CACHE/results/$g.log"
 	lines=$(cat "$res/results" 2>/dev/null || true)
-	case $rc in
-	124) lines="$lines${lines:+$'\n'}$(fail_line "vm-$g-timeout")"
-	     echo "# vm-$g: timed out after ${GUEST_TIMEOUT}s (GUEST_TIMEOUT); console: $res/console" >&3 ;;
-	125) lines="$lines${lines:+$'\n'}$(fail_line "vm-$g-boot")"
-	     echo "# vm-$g: the guest did not boot or did not run the tests; console: $res/console" >&3 ;;
-	esac
+	boot_fail "$g" $rc
 	if [ "$script" = guest-tests.sh ] && ! grep -q "^vm-$g-kmod " <<<"$lines"; then
 		lines="$lines${lines:+$'\n'}$(fail_line "vm-$g-kmod")"
 		echo "# vm-$g: the module checks did not finish; console: $res/console" >&3
@@ -119,9 +125,10 @@ guest_run() {
 			"RESULTS=\$STARVD_VM_RESULTS/results $env sh selftests/kmod/guest-escalate.sh" \
 			>&3 2>&1 || rc=$?
 		lines="$lines${lines:+$'\n'}$(cat "$res/results" 2>/dev/null || true)"
-		[ "$rc" = 0 ] || grep -q "^vm-$g-threadirqs-escalate " "$res/results" 2>/dev/null || {
+		boot_fail "$g-threadirqs" $rc
+		grep -q "^vm-$g-threadirqs-escalate " "$res/results" 2>/dev/null || {
 			lines="$lines${lines:+$'\n'}$(fail_line "vm-$g-threadirqs-escalate")"
-			echo "# vm-$g (threadirqs): guest-escalate.sh exited $rc before its results line; console: $res/console" >&3
+			echo "# vm-$g (threadirqs): guest-escalate.sh ended (status $rc) before its results line; console: $res/console" >&3
 		}
 		secs=$(($(date +%s) - t0)) ;;
 	esac

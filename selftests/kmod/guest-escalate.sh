@@ -116,11 +116,13 @@ ok $? "IRQ $irq ($irqcomm) and its thread moved to CPU 1"
 # feature as the kernel has it while boosts come and go, seen from
 # outside starvd. bash builtins only (read -t on a FIFO nobody writes is
 # the sleep): an exec would look its program up on the 9p root, which
-# waits for the starving IRQ thread.
+# waits for the starving IRQ thread. Run it with &: $! is then the bash
+# itself (exec), which the caller kills: a child left behind would keep
+# the guest's output pipe open, and the guest from ending.
 hrtick_sample() {
 	rm -f $W/sleep.fifo
 	mkfifo $W/sleep.fifo
-	bash -c '
+	exec bash -c '
 		exec 9<>"$1"
 		while :; do
 			read -r f <"$2" || exit
