@@ -50,6 +50,15 @@ static int kernel_hz(void)
 	return hz;
 }
 
+/* The scheduler features file of the running kernel. */
+static const char *features_path(void)
+{
+	if (access(SCHED_FEATURES_PATH, F_OK) &&
+	    !access(SCHED_FEATURES_PATH_OLD, F_OK))
+		return SCHED_FEATURES_PATH_OLD;
+	return SCHED_FEATURES_PATH;
+}
+
 static void say_unavailable(const char *why)
 {
 	char tick[64] = "one scheduler tick (1 to 10 ms, CONFIG_HZ)";
@@ -59,12 +68,12 @@ static void say_unavailable(const char *why)
 		snprintf(tick, sizeof(tick), "one scheduler tick (%.3g ms at CONFIG_HZ=%d)",
 			 1000.0 / hz, hz);
 	log_msg("note: the HRTICK_DL scheduler feature is out of reach (%s): a SCHED_DEADLINE boost is throttled only at the next tick, so it can run up to %s beyond its runtime, taken from the CPU's owner. To bound it, let starvd write %s (mounted debugfs, no kernel lockdown, no ProtectKernelTunables= in the unit) or turn HRTICK_DL on yourself",
-		why, tick, SCHED_FEATURES_PATH);
+		why, tick, features_path());
 }
 
 static int write_feature(const char *feat)
 {
-	return write_string(SCHED_FEATURES_PATH, feat);
+	return write_string(features_path(), feat);
 }
 
 static void fill_journal(FILE *f, const void *arg)
@@ -80,7 +89,7 @@ void hrtick_init(struct hrtick *h, const char *run_dir)
 	memset(h, 0, sizeof(*h));
 	snprintf(h->journal, sizeof(h->journal), "%s/" HRTICK_JOURNAL,
 		 run_dir);
-	ret = read_line(SCHED_FEATURES_PATH, features, sizeof(features));
+	ret = read_line(features_path(), features, sizeof(features));
 	if (ret) {
 		say_unavailable(ret == -ENOENT ?
 				"no debugfs at /sys/kernel/debug" :

@@ -14,7 +14,9 @@
 
 #include <stdbool.h>
 
+/* debugfs sched/features since 5.13; sched_features before. */
 #define SCHED_FEATURES_PATH	"/sys/kernel/debug/sched/features"
+#define SCHED_FEATURES_PATH_OLD	"/sys/kernel/debug/sched_features"
 #define HRTICK_JOURNAL		"hrtick_dl"
 
 enum hrtick_state {

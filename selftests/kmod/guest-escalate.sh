@@ -111,6 +111,11 @@ done
 irq_on 1
 ok $? "IRQ $irq ($irqcomm) and its thread moved to CPU 1"
 
+# The scheduler features (debugfs sched_features before 5.13).
+features=/sys/kernel/debug/sched/features
+[ -e $features ] || ! [ -e /sys/kernel/debug/sched_features ] ||
+	features=/sys/kernel/debug/sched_features
+
 # hrtick_sample FILE: until killed, every 0.2 s, append to FILE the
 # HRTICK_DL word of sched/features (HRTICK_DL or NO_HRTICK_DL): the
 # feature as the kernel has it while boosts come and go, seen from
@@ -132,7 +137,7 @@ hrtick_sample() {
 			*) echo none ;;
 			esac
 			read -r -t 0.2 -u 9
-		done' sampler $W/sleep.fifo /sys/kernel/debug/sched/features >>"$1"
+		done' sampler $W/sleep.fifo $features >>"$1"
 }
 
 # run_case NAME [STARVD ARGS...]: NAME "none" runs no daemon. Leaves
@@ -251,7 +256,7 @@ check_daemon_case() {	# check_daemon_case NAME
 }
 
 hrtick() {	# hrtick: the HRTICK_DL word of sched/features, if any
-	tr ' ' '\n' </sys/kernel/debug/sched/features 2>/dev/null |
+	tr ' ' '\n' <$features 2>/dev/null |
 		grep -x -E '(NO_)?HRTICK_DL'
 }
 hrtick_before=$(hrtick)
