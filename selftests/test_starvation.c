@@ -302,7 +302,10 @@ TEST_F_TIMEOUT(starve, sigterm_mid_boost_restores, 40)
 	START("-t", "0.5", "-d", "30");
 	WAIT_EVENT("boost", tid);
 	ASSERT_EQ(0, sched_getattr_tid(tid, &cur));
-	EXPECT_EQ(SCHED_DEADLINE, cur.sched_policy);
+	EXPECT_EQ(SCHED_DEADLINE, cur.sched_policy) {
+		daemon_drain(self->d, 200);
+		TH_LOG("boost event: %s\nstderr:\n%s", self->line, self->d->err);
+	}
 	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
 	expect_attr(_metadata, tid, &orig);
 }
