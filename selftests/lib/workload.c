@@ -332,10 +332,14 @@ void task_brief(pid_t tid, char *buf, size_t len)
 		return;
 	}
 	fclose(f);
-	/* After "(comm)": field 3 is the state, 39 the CPU, 40-41 rtprio, policy. */
+	/*
+	 * After "(comm)": field 3 is the state, 39 the CPU, 40-41 rtprio,
+	 * policy. From the ')' the first space found is the one before
+	 * field 3, the 37th the one before field 39.
+	 */
 	p = strrchr(st, ')');
 	if (p && sscanf(p + 2, "%c", &state) == 1) {
-		for (i = 3; p && i < 39; i++)
+		for (i = 0; p && i < 37; i++)
 			p = strchr(p + 1, ' ');
 		if (p)
 			sscanf(p + 1, "%d %u %u", &cpu, &rtprio, &policy);
