@@ -38,6 +38,7 @@
 #include <bpf/libbpf.h>
 
 #include "backend.h"
+#include "hrtick.h"
 #include "journal.h"
 #include "bench.skel.h"
 #include "lib/daemon_proc.h"
@@ -488,7 +489,8 @@ static void overrun_mode(int cpu, const char *name, bool fifo)
 	if (n)
 		printf("   %s: mean %.2fx, worst %.2fx the configured 20 us per period%s\n",
 		       name, sum / n, worst,
-		       daemon_output_has(d, "cannot turn on the HRTICK_DL") ?
+		       daemon_output_has(d, HRTICK_OUT_OF_REACH) ||
+		       daemon_output_has(d, HRTICK_CANNOT) ?
 		       " (HRTICK_DL could not be turned on: throttled at the tick)" :
 		       fifo ? "" : " (HRTICK_DL on while boosting)");
 	daemon_stop(d, SIGTERM, 5000);

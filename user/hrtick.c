@@ -67,7 +67,7 @@ static void say_unavailable(const char *why)
 	if (hz > 0)
 		snprintf(tick, sizeof(tick), "one scheduler tick (%.3g ms at CONFIG_HZ=%d)",
 			 1000.0 / hz, hz);
-	log_msg("note: the HRTICK_DL scheduler feature is out of reach (%s): a SCHED_DEADLINE boost is throttled only at the next tick, so it can run up to %s beyond its runtime, taken from the CPU's owner. To bound it, let starvd write %s (mounted debugfs, no kernel lockdown, no ProtectKernelTunables= in the unit) or turn HRTICK_DL on yourself",
+	log_msg("note: " HRTICK_OUT_OF_REACH " (%s): a SCHED_DEADLINE boost is throttled only at the next tick, so it can run up to %s beyond its runtime, taken from the CPU's owner. To bound it, let starvd write %s (mounted debugfs, no kernel lockdown, no ProtectKernelTunables= in the unit) or turn HRTICK_DL on yourself",
 		why, tick, features_path());
 }
 
@@ -131,7 +131,7 @@ void hrtick_boosting(struct hrtick *h, bool boosting)
 		}
 		ret = write_feature("HRTICK_DL");
 		if (ret) {
-			log_err("cannot turn on HRTICK_DL: %s; boosts may overrun by a tick",
+			log_err(HRTICK_CANNOT ": %s; boosts may overrun by a tick",
 				strerror(-ret));
 			unlink(h->journal);
 			h->state = HRTICK_UNAVAILABLE;
