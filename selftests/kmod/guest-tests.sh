@@ -127,6 +127,11 @@ sh selftests/kmod/guest-faults.sh
 shell=bash
 [ "$i386" = 1 ] && shell=sh
 load
+# A witness of who is stuck while they run (selftests/stallwatch.c), for
+# a test that finds itself held up; printed after the suites.
+rm -f /dev/shm/stallwatch
+"$B/selftests/stallwatch" -t 3000 -o /dev/shm/stallwatch -s 3600 &
+watch=$!
 for be in ${STARVD_VM_BACKENDS:-netlink}; do
 	before=$(wc -l <"$RESULTS")
 	t=$(date +%s)
@@ -136,6 +141,12 @@ for be in ${STARVD_VM_BACKENDS:-netlink}; do
 	[ "$(wc -l <"$RESULTS")" -gt "$before" ] ||
 		echo "vm-$guest-selftests-$be # Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:1" >>"$RESULTS"
 done
+kill $watch
+wait $watch 2>/dev/null
+if [ -s /dev/shm/stallwatch ]; then
+	echo "# stallwatch: tasks stuck for 3 s or more during the suites:"
+	sed 's/^/# /' /dev/shm/stallwatch
+fi
 rmmod starvd
 
 # 11. boosts restore the work that was waiting (issue 17), own results

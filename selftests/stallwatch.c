@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * stallwatch: who is stuck, seen from outside the tests and starvd.
+ * A SCHED_FIFO 98 process on one CPU (memory locked: it must not wait for
+ * the kernel threads the tests starve) scans every task of the machine
+ * each 250 ms and, once per stall, writes to FILE the tasks that have been
+ * blocked in D state (on PREEMPT_RT also a wait for a sleeping spinlock)
+ * anywhere, or runnable on its own CPU without running for longer than the threshold, with their
+ * kernel stacks, and what each CPU was running meanwhile. A test that
+ * finds itself held up (a "no starvation" fixture start, a command that
+ * times out) is explained by this file: the lock, the kernel thread and
+ * the CPU it waits for. It prints nothing while it runs (the console may
+ * be what starves) and ends after SECONDS, or with its parent.
+ *
+ * Usage: stallwatch [-c CPU] [-t THRESHOLD_MS] -o FILE -s SECONDS
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sched_attr.h"
+#include "util.h"
+
+#define SCAN_NS		(250 * NSEC_PER_MSEC)
+#define SLOTS		8192	/* tasks tracked, open addressing */
+
+struct slot {
+	int tid;		/* 0: free */
+	unsigned int gen;	/* scan that last saw it */
+	char state;
+	unsigned long long since;	/* in this state (and not run) since */
+	unsigned long long exec;	/* sum_exec_runtime at that scan */
+	bool reported;
+};
+
+static struct slot slots[SLOTS];
+static unsigned int gen;
+static int out_fd = -1;
+static unsigned long long threshold_ns = 2 * NSEC_PER_SEC;
+static int watch_cpu;
+
+static void say(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(buf) - 1)
+		n = sizeof(buf) - 1;
+	if (n > 0 && write(out_fd, buf, n) < 0)
+		exit(1);
+}
+
+static struct slot *lookup(int tid)
+{
+	unsigned int h = (unsigned int)tid * 2654435761u % SLOTS, i;
+
+	for (i = 0; i < SLOTS; i++) {
+		struct slot *s = &slots[(h + i) % SLOTS];
+
+		if (s->tid == tid || !s->tid || s->gen + 2 < gen) {
+			if (s->tid != tid)
+				memset(s, 0, sizeof(*s));
+			return s;
+		}
+	}
+	return NULL;
+}
+
+/* /proc/PID/task/TID/stat: comm, state, CPU. */
+static int read_stat(const char *dir, char *comm, size_t len, char *state,
+		     int *cpu)
+{
+	char path[340], buf[1024], *open_p, *close_p, *p;
+	int fd, n, field;
+
+	snprintf(path, sizeof(path), "%s/stat", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	open_p = strchr(buf, '(');
+	close_p = strrchr(buf, ')');
+	if (!open_p || !close_p || close_p[1] != ' ')
+		return -1;
+	snprintf(comm, len, "%.*s", (int)(close_p - open_p - 1), open_p + 1);
+	*state = close_p[2];
+	/* field 3 is the state; the CPU is field 39 */
+	p = close_p + 2;
+	for (field = 3; field < 39 && p; field++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	*cpu = p ? atoi(p) : -1;
+	return 0;
+}
+
+static unsigned long long read_exec(const char *dir)
+{
+	char path[340], buf[128];
+	int fd, n;
+
+	snprintf(path, sizeof(path), "%s/schedstat", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return strtoull(buf, NULL, 10);
+}
+
+static void dump_file(const char *dir, const char *name, const char *indent)
+{
+	char path[340], buf[4096], *line, *save;
+	int fd, n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		say("%s%s\n", indent, line);
+}
+
+/* What ran on each CPU in the last scan: the tasks whose CPU time grew. */
+struct runner {
+	int tid, cpu;
+	unsigned long long ns;
+	char comm[64];
+};
+static struct runner ran[64];
+static int nran;
+
+static void note_run(int tid, int cpu, unsigned long long ns, const char *comm)
+{
+	int i;
+
+	if (nran < (int)ARRAY_SIZE(ran)) {
+		i = nran++;
+	} else {
+		for (i = 0; i < nran && ran[i].ns >= ns; i++)
+			;
+		if (i == nran)
+			return;
+	}
+	ran[i].tid = tid;
+	ran[i].cpu = cpu;
+	ran[i].ns = ns;
+	snprintf(ran[i].comm, sizeof(ran[i].comm), "%s", comm);
+}
+
+static void scan(unsigned long long now)
+{
+	struct dirent *pe, *te;
+	DIR *pd, *td;
+	char pdir[300], tdir[320], comm[64], state;
+	bool header = false;
+	int cpu, tid, i;
+
+	gen++;
+	nran = 0;
+	pd = opendir("/proc");
+	if (!pd)
+		return;
+	while ((pe = readdir(pd))) {
+		if (!isdigit((unsigned char)pe->d_name[0]))
+			continue;
+		snprintf(pdir, sizeof(pdir), "/proc/%s/task", pe->d_name);
+		td = opendir(pdir);
+		if (!td)
+			continue;
+		while ((te = readdir(td))) {
+			unsigned long long exec;
+			struct slot *s;
+			bool stuck;
+
+			if (!isdigit((unsigned char)te->d_name[0]))
+				continue;
+			tid = atoi(te->d_name);
+			snprintf(tdir, sizeof(tdir), "%s/%d", pdir, tid);
+			if (read_stat(tdir, comm, sizeof(comm), &state, &cpu))
+				continue;
+			exec = read_exec(tdir);
+			s = lookup(tid);
+			if (!s)
+				continue;
+			if (s->tid == tid && s->exec != exec && s->gen + 1 == gen)
+				note_run(tid, cpu, exec - s->exec, comm);
+			/* Runnable tasks only on this CPU: elsewhere they
+			 * are the tests' victims. */
+			stuck = (state == 'D' ||
+				 (state == 'R' && cpu == watch_cpu)) &&
+				s->tid == tid && s->state == state &&
+				s->exec == exec;
+			if (!stuck) {
+				s->since = now;
+				s->reported = false;
+			}
+			s->tid = tid;
+			s->gen = gen;
+			s->state = state;
+			s->exec = exec;
+			if (s->reported || now - s->since < threshold_ns)
+				continue;
+			s->reported = true;
+			if (!header) {
+				say("== %.3f s: stuck for %.1f s or more\n",
+				    now / 1e9, threshold_ns / 1e9);
+				header = true;
+			}
+			say("%s %d %s (process %s) on CPU %d for %.1f s%s\n",
+			    state == 'D' ? "blocked" : "runnable, not run:",
+			    tid, comm, pe->d_name, cpu, (now - s->since) / 1e9,
+			    state == 'D' ? "" : " (no CPU time)");
+			dump_file(tdir, "stack", "    ");
+		}
+		closedir(td);
+	}
+	closedir(pd);
+	if (!header)
+		return;
+	say("  ran in the last %.2f s:\n", SCAN_NS / 1e9);
+	for (i = 0; i < nran; i++)
+		say("    CPU %d: %d %s %.1f ms\n", ran[i].cpu, ran[i].tid,
+		    ran[i].comm, ran[i].ns / 1e6);
+}
+
+int main(int argc, char **argv)
+{
+	struct sched_param sp = { .sched_priority = 98 };
+	unsigned long long end, now;
+	int seconds = 0, opt;
+	const char *path = NULL;
+	struct timespec next;
+	cpu_set_t set;
+
+	while ((opt = getopt(argc, argv, "c:o:s:t:")) != -1) {
+		if (opt == 'c')
+			watch_cpu = atoi(optarg);
+		else if (opt == 'o')
+			path = optarg;
+		else if (opt == 's')
+			seconds = atoi(optarg);
+		else if (opt == 't')
+			threshold_ns = strtoull(optarg, NULL, 10) * NSEC_PER_MSEC;
+		else
+			return 2;
+	}
+	if (!path || seconds <= 0 || !threshold_ns) {
+		fprintf(stderr, "usage: stallwatch [-c CPU] [-t THRESHOLD_MS] -o FILE -s SECONDS\n");
+		return 2;
+	}
+	out_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (out_fd < 0) {
+		fprintf(stderr, "stallwatch: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	CPU_ZERO(&set);
+	CPU_SET(watch_cpu, &set);
+	if (sched_setscheduler(0, SCHED_FIFO, &sp) ||
+	    sched_setaffinity(0, sizeof(set), &set)) {
+		fprintf(stderr, "stallwatch: SCHED_FIFO 98 on CPU %d: %s\n",
+			watch_cpu, strerror(errno));
+		return 1;
+	}
+	mlockall(MCL_CURRENT | MCL_FUTURE);
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	now = now_ns();
+	end = now + (unsigned long long)seconds * NSEC_PER_SEC;
+	while (now < end) {
+		scan(now);
+		next.tv_nsec += SCAN_NS;
+		while (next.tv_nsec >= (long)NSEC_PER_SEC) {
+			next.tv_nsec -= NSEC_PER_SEC;
+			next.tv_sec++;
+		}
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+		now = now_ns();
+	}
+	return 0;
+}
