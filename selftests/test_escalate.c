@@ -149,13 +149,32 @@ TEST(overrun_debt)
 	/* 3 periods of 20 us: no debt. */
 	EXPECT_EQ(0, dl_debt_until(t0, end, 60000, BASE, PERIOD));
 	/* 3.8 ms over 3 s: 190 periods, the deadline 190 s after the start. */
-	EXPECT_EQ(t0 + 190 * PERIOD,
+	EXPECT_EQ(t0 + 190 * PERIOD + DL_STATE_SLACK_NS,
 		  dl_debt_until(t0, end, 3800000, BASE, PERIOD));
 	/* A partial period counts. */
-	EXPECT_EQ(t0 + 191 * PERIOD,
+	EXPECT_EQ(t0 + 191 * PERIOD + DL_STATE_SLACK_NS,
 		  dl_debt_until(t0, end, 3800001, BASE, PERIOD));
 	/* Never ran: nothing owed. */
 	EXPECT_EQ(0, dl_debt_until(t0, end, 0, BASE, PERIOD));
+}
+
+/* The CBS state a boost leaves lasts to its deadline, debt or not. */
+TEST(deadline_state)
+{
+	uint64_t t0 = 1000 * NSEC_PER_SEC;
+
+	/* Its runtime in each of 3 periods: to the end of the third. */
+	EXPECT_EQ(t0 + 3 * PERIOD + DL_STATE_SLACK_NS,
+		  dl_state_until(t0, 3 * BASE, BASE, PERIOD));
+	/* 1 ns over it is a fourth period. */
+	EXPECT_EQ(t0 + 4 * PERIOD + DL_STATE_SLACK_NS,
+		  dl_state_until(t0, 3 * BASE + 1, BASE, PERIOD));
+	/* Less than its runtime: the first period. */
+	EXPECT_EQ(t0 + PERIOD + DL_STATE_SLACK_NS,
+		  dl_state_until(t0, BASE / 2, BASE, PERIOD));
+	/* It never ran: no state to wait for (dl_unserved_until() is). */
+	EXPECT_EQ(0, dl_state_until(t0, 0, BASE, PERIOD));
+	EXPECT_EQ(0, dl_state_until(t0, BASE, 0, PERIOD));
 }
 
 TEST(deadline_unserved)

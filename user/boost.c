@@ -68,26 +68,12 @@ static struct dl_debt *find_debt(struct booster *b, uint32_t tid,
 	return found;
 }
 
-/*
- * After a SCHED_DEADLINE boost: when its CBS deadline will have passed,
- * or, if the kernel did not run it at all, when to try again.
- */
-static void note_debt(struct booster *b, const struct boost *bo,
-		      const struct boost_delta *delta, uint64_t now)
+/* @bo's task uses the emulation until @until (if later than recorded). */
+static void add_debt(struct booster *b, const struct boost *bo,
+		     uint64_t until, enum dl_wait why, uint64_t now)
 {
-	uint64_t until, unserved;
-	struct dl_debt *d;
+	struct dl_debt *d = find_debt(b, bo->task.tid, bo->start_time, now);
 
-	if (bo->fifo)
-		return;
-	until = dl_debt_until(bo->end_ns - b->p.duration_ns, now,
-			      delta->ran_ns, bo->runtime_ns, b->p.period_ns);
-	unserved = dl_unserved_until(delta, now);
-	if (unserved > until)
-		until = unserved;
-	if (!until)
-		return;
-	d = find_debt(b, bo->task.tid, bo->start_time, now);
 	if (!d) {
 		grow_array((void **)&b->debt_v, &b->debt_cap, b->debt_n + 1,
 			   sizeof(*b->debt_v));
@@ -99,9 +85,37 @@ static void note_debt(struct booster *b, const struct boost *bo,
 	}
 	if (until > d->until_ns) {
 		d->until_ns = until;
-		d->unserved = until == unserved;
+		d->why = why;
 		d->said = false;
 	}
+}
+
+/*
+ * After a SCHED_DEADLINE boost: until when its CBS state lasts (longer if
+ * it overran), or, if the kernel did not run it at all, when to try again.
+ */
+static void note_debt(struct booster *b, const struct boost *bo,
+		      const struct boost_delta *delta, uint64_t now)
+{
+	uint64_t start = bo->end_ns - b->p.duration_ns, until;
+
+	if (bo->fifo)
+		return;
+	until = dl_unserved_until(delta, now);
+	if (until) {
+		add_debt(b, bo, until, DL_WAIT_UNSERVED, now);
+		return;
+	}
+	until = dl_debt_until(start, now, delta->ran_ns, bo->runtime_ns,
+			      b->p.period_ns);
+	if (until) {
+		add_debt(b, bo, until, DL_WAIT_DEBT, now);
+		return;
+	}
+	until = dl_state_until(start, delta->ran_ns, bo->runtime_ns,
+			       b->p.period_ns);
+	if (until > now)
+		add_debt(b, bo, until, DL_WAIT_STATE, now);
 }
 
 static struct escalation *find_escalation(const struct booster *b,
@@ -405,11 +419,11 @@ static bool deadline_allowed(struct booster *b, const struct boost *bo,
 	debt = find_debt(b, bo->task.tid, bo->start_time, now);
 	if (!debt)
 		return true;
-	if (!debt->said && debt->unserved)
+	if (!debt->said && debt->why == DL_WAIT_UNSERVED)
 		log_msg("pid %u (%s) was not run at all during its last SCHED_DEADLINE boost, though runnable (the kernel kept it throttled from an earlier boost): boosting it with SCHED_FIFO emulation for %.0f s",
 			bo->task.tid, bo->task.comm,
 			(double)(debt->until_ns - now) / NSEC_PER_SEC);
-	else if (!debt->said)
+	else if (!debt->said && debt->why == DL_WAIT_DEBT)
 		log_msg("pid %u (%s) overran its last SCHED_DEADLINE boost and owes the kernel that time for %.0f s (its deadline moved overrun/runtime periods ahead; HRTICK_DL prevents it): boosting it with SCHED_FIFO emulation until then",
 			bo->task.tid, bo->task.comm,
 			(double)(debt->until_ns - now) / NSEC_PER_SEC);
@@ -457,7 +471,7 @@ static void add_boost(struct booster *b, const struct boost *bo)
 int boost_start(struct booster *b, const struct starvd_task *t,
 		int holder_prio, uint64_t now)
 {
-	struct boost bo = { .task = *t };
+	struct boost bo = { .task = *t, .holder_prio = holder_prio };
 	int ret, dl_ret = 0;
 
 	ret = save_task(b, t, &bo, now);
@@ -476,6 +490,8 @@ int boost_start(struct booster *b, const struct starvd_task *t,
 		 */
 		if (!dl_ret)
 			b->dl_refusals_logged &= ~refusal_bit(-EBUSY);
+		if (!dl_ret && now + b->p.period_ns < bo.end_ns)
+			bo.check_ns = now + b->p.period_ns + DL_STATE_SLACK_NS;
 		if (dl_ret == -ESRCH || bo.unjournaled)
 			goto failed;
 	}
@@ -631,11 +647,55 @@ static int fifo_raise(struct boost *bo, uint64_t now, uint64_t runtime)
 	return ret;
 }
 
+/* A boost whose task is gone or was changed by someone else. */
+static void drop(struct booster *b, size_t i)
+{
+	if (b->journal)
+		journal_remove(b->journal, b->v[i].task.tid);
+	b->v[i] = b->v[--b->n];
+	if (!b->n)
+		hrtick_boosting(&b->hrtick, false);
+}
+
 static int fifo_step(struct booster *b, struct boost *bo, uint64_t now)
 {
 	if (bo->raised)
 		return fifo_lower_or_extend(b, bo, now);
 	return fifo_raise(bo, now, bo->runtime_ns);
+}
+
+/*
+ * One period into a SCHED_DEADLINE boost the kernel must have run the
+ * task: it guarantees an admitted reservation its runtime in each period.
+ * A task still runnable that has had no CPU time and no context switch
+ * is not being served (escalate.h, dl_state_until(): a throttle left from
+ * an earlier boost, ours or another daemon's): the rest of this boost,
+ * and its boosts for DL_UNSERVED_NS, use the SCHED_FIFO emulation. Not
+ * the whole boost lost, and on PREEMPT_RT not every waiter of a lock the
+ * task holds with it. -errno if the task is gone or was changed.
+ */
+static int check_served(struct booster *b, struct boost *bo, uint64_t now)
+{
+	struct progress_sample s;
+	struct boost_delta d;
+	int ret;
+
+	bo->check_ns = 0;
+	task_progress(bo->task.tid, &s);
+	d = progress_delta(&bo->before, &s);
+	if (!dl_unserved_until(&d, now) || !task_runnable(bo->task.tid))
+		return 0;
+	add_debt(b, bo, dl_unserved_until(&d, now), DL_WAIT_UNSERVED, now);
+	find_debt(b, bo->task.tid, bo->start_time, now)->said = true;
+	log_msg("pid %u (%s) has not run at all in the first period of its SCHED_DEADLINE boost, though runnable (the kernel keeps it throttled from an earlier boost): SCHED_FIFO emulation for the rest of this boost and for %.0f s",
+		bo->task.tid, bo->task.comm,
+		(double)DL_UNSERVED_NS / NSEC_PER_SEC);
+	/* Back first: a crash in between leaves nothing to restore. */
+	ret = restore_task(bo->task.tid, bo->task.comm, 0, &bo->saved,
+			   &bo->applied, NULL);
+	if (!ret)
+		ret = start_fifo(b, bo, bo->holder_prio, now);
+	return ret;
 }
 
 int boost_run(struct booster *b, uint64_t now)
@@ -651,17 +711,15 @@ int boost_run(struct booster *b, uint64_t now)
 		}
 		if (bo->fifo && now >= bo->next_ns) {
 			if (fifo_step(b, bo, now)) {
-				/* gone or changed by someone else */
-				if (b->journal)
-					journal_remove(b->journal,
-						       bo->task.tid);
-				b->v[i] = b->v[--b->n];
-				if (!b->n)
-					hrtick_boosting(&b->hrtick, false);
+				drop(b, i);
 				continue;
 			}
 		} else if (!bo->fifo && now >= bo->end_ns) {
 			finish(b, i, "boost over", now);
+			continue;
+		} else if (bo->check_ns && now >= bo->check_ns &&
+			   check_served(b, bo, now)) {
+			drop(b, i);
 			continue;
 		}
 		i++;
@@ -680,6 +738,8 @@ uint64_t boost_next_event(const struct booster *b)
 
 		if (bo->fifo && !bo->raised && bo->end_ns < t)
 			t = bo->end_ns;
+		if (!bo->fifo && bo->check_ns && bo->check_ns < t)
+			t = bo->check_ns;
 		if (t < next)
 			next = t;
 	}

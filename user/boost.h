@@ -27,6 +27,8 @@ struct boost {
 	bool fifo;			/* emulation */
 	bool raised;			/* fifo: currently SCHED_FIFO */
 	bool unjournaled;		/* the journal failed: not applied */
+	int holder_prio;		/* for a switch to the emulation */
+	uint64_t check_ns;		/* deadline: when it must have run */
 	uint64_t period_start_ns;	/* fifo: start of current period */
 	uint64_t exec_at_raise_ns;	/* fifo: CPU time when raised */
 	uint64_t next_ns;		/* next state change */
@@ -46,18 +48,24 @@ struct escalation {
 };
 
 /*
- * A task that overran a SCHED_DEADLINE boost (without HRTICK_DL the
- * kernel throttles it only at the next tick) owes the kernel that CPU
- * time: its CBS deadline moved overrun / runtime periods ahead (a 4 ms
- * tick over a 20 us runtime: 200 s), and until then a new SCHED_DEADLINE
- * boost of it gives it nothing. Its boosts use the SCHED_FIFO emulation
- * until then.
+ * Why a task's boosts use the SCHED_FIFO emulation until a given time
+ * rather than SCHED_DEADLINE, which would give it nothing (escalate.h):
+ * the CBS state of its last boost has not expired (said nowhere: routine
+ * for a task starving again within a period or two), it overran that
+ * boost and owes the kernel the time (a debt of up to hundreds of
+ * seconds), or the kernel did not run it at all during a boost.
  */
+enum dl_wait {
+	DL_WAIT_STATE,
+	DL_WAIT_DEBT,
+	DL_WAIT_UNSERVED,
+};
+
 struct dl_debt {
 	uint32_t tid;
 	uint64_t start_time;		/* task identity */
-	uint64_t until_ns;		/* estimated CBS deadline */
-	bool unserved;			/* not a debt: dl_unserved_until() */
+	uint64_t until_ns;
+	enum dl_wait why;
 	bool said;			/* logged */
 };
 

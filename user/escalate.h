@@ -81,11 +81,29 @@ bool escalate_kept_up(uint64_t end_ns, uint64_t now_ns, uint64_t window_ns);
 /*
  * A SCHED_DEADLINE task that ran @ran_ns from @start_ns with @runtime_ns
  * per @period_ns has its CBS deadline at least ceil(ran/runtime) periods
- * after the start: what it ran beyond its runtime (an overrun, e.g. to
- * the next tick without HRTICK_DL) is a debt the kernel keeps across a
- * change of policy, and a new SCHED_DEADLINE boost before that deadline
- * gives it nothing. The deadline, or 0 if no later than @end_ns plus one
- * period (the usual CBS state at the end of a boost).
+ * after the start, and the kernel keeps that state (deadline, remaining
+ * runtime, the throttle) after a change of policy until its 0-lag time,
+ * no later than that deadline. A new SCHED_DEADLINE boost before then is
+ * served late or not at all: at best after the rest of the period; if the
+ * replenishment timer fired meanwhile (it finds a task of another class
+ * and does nothing), the kernel (6.1 to 6.12 at least) keeps dl_throttled
+ * and enqueue_dl_entity() does not enqueue the throttled task at all, so
+ * the boost gives it nothing, and on PREEMPT_RT every task waiting for a
+ * lock it holds waits too (priority inheritance cannot raise a
+ * SCHED_DEADLINE task). Returns when that state has expired, with
+ * DL_STATE_SLACK_NS for the kernel's own clock read and timer; 0 if
+ * the task never ran.
+ */
+#define DL_STATE_SLACK_NS	10000000ULL	/* 10 ms */
+uint64_t dl_state_until(uint64_t start_ns, uint64_t ran_ns,
+			uint64_t runtime_ns, uint64_t period_ns);
+
+/*
+ * What it ran beyond its runtime (an overrun, e.g. to the next tick
+ * without HRTICK_DL) moves that deadline further: a debt of overrun /
+ * runtime periods (a 4 ms tick over a 20 us runtime: 200 s). The state's
+ * expiry (dl_state_until()) if later than @end_ns plus one period (the
+ * usual CBS state at the end of a boost), else 0.
  */
 uint64_t dl_debt_until(uint64_t start_ns, uint64_t end_ns, uint64_t ran_ns,
 		       uint64_t runtime_ns, uint64_t period_ns);

@@ -329,9 +329,10 @@ fault4() {
 }
 
 # 5. BPF cannot load: -b auto falls back to the module
-nobpf() {	# root, but without what loading BPF programs needs
-	setpriv --bounding-set=-bpf,-perfmon,-sys_admin "$@"
-}
+# Root, but without what loading BPF programs needs. A command prefix,
+# not a function: "nobpf starvd &" as a function backgrounds a subshell,
+# and killing $! left the daemon running through every later suite.
+nobpf="setpriv --bounding-set=-bpf,-perfmon,-sys_admin"
 
 fault5() {
 	step "5. BPF cannot load: -b auto falls back to the module"
@@ -357,7 +358,7 @@ fault5() {
 	echo -1 >$RT
 	load
 	: >$LOG
-	nobpf "$BIN/starvd" -v -l -t 1 -a 0 --run-dir $RUN -b auto \
+	$nobpf "$BIN/starvd" -v -l -t 1 -a 0 --run-dir $RUN -b auto \
 		>$LOG 2>&1 &
 	dpid=$!
 	wait_log 'monitoring CPUs' 600
@@ -370,13 +371,13 @@ fault5() {
 	stop_daemon
 	show_log
 	unload_busy
-	out=$(nobpf "$BIN/starvd" -v -l -t 1 -a 0 --run-dir $RUN -b auto 2>&1)
+	out=$($nobpf "$BIN/starvd" -v -l -t 1 -a 0 --run-dir $RUN -b auto 2>&1)
 	st=$?
 	echo "$out" | sed 's/^/#   /'
 	[ $st = 1 ] && echo "$out" | grep -q 'BPF backend: .*CAP_BPF' &&
 		echo "$out" | grep -q 'netlink backend: .*modprobe starvd'
 	ok $? "without BPF and without the module starvd exits 1, naming both"
-	out=$(nobpf "$BIN/starvctl" tasks 2>&1)
+	out=$($nobpf "$BIN/starvctl" tasks 2>&1)
 	st=$?
 	echo "$out" | sed 's/^/#   /'
 	[ $st = 1 ] && echo "$out" | grep -q 'BPF backend: .*CAP_BPF' &&
