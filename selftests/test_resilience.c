@@ -382,6 +382,80 @@ TEST_F_TIMEOUT(starve, deadline_refused_ebusy_falls_back, 60)
 	victim_stop(&free_victim);
 }
 
+/* Has the victim run within @ms? Its count is the witness. */
+static bool victim_runs_within(struct victim *v, int ms)
+{
+	return victim_progressed(v, v->st->count, ms);
+}
+
+/*
+ * A task the kernel leaves throttled after a SCHED_DEADLINE reservation
+ * (6.1 to 6.18 at least: its replenishment timer fired while it had
+ * another policy, and its 0-lag time is still ahead) is not enqueued by
+ * a new sched_setattr() to SCHED_DEADLINE: a boost would give it
+ * nothing. A victim that works 200 us each time it runs is put in that
+ * state by hand (a 1 us runtime per second: its overrun puts its 0-lag
+ * time minutes ahead), the kernel's behaviour is checked, then a fresh
+ * starvd (no history of the task) boosts it: after one period it must
+ * find the boost unserved and go on with the SCHED_FIFO emulation, and
+ * the victim must run during the boost, not after its 30 s.
+ */
+TEST_F_TIMEOUT(starve, deadline_unserved_becomes_fifo, 60)
+{
+	struct victim_spec spec = {
+		.proc_name = "stv-proc",
+		.thread_name = "stv-worker",
+		.cpu = self->cpu,
+		.attr = fifo_attr(VICTIM_PRIO),
+		.sleep_ns = 5 * NSEC_PER_MSEC,
+		.burn_ns = 200 * NSEC_PER_USEC,
+	};
+	struct sched_attr orig = fifo_attr(VICTIM_PRIO), dl = {
+		.size = sizeof(dl),
+		.sched_policy = SCHED_DEADLINE,
+		.sched_runtime = 1024,
+		.sched_deadline = NSEC_PER_SEC,
+		.sched_period = NSEC_PER_SEC,
+	};
+	struct victim w;
+	char policy[32];
+	uint64_t t0;
+	pid_t tid;
+
+	add_victim(_metadata, self, &spec, &w);
+	tid = w.st->tid;
+	ASSERT_TRUE(victim_stuck(&w));
+	t0 = now_ns();
+	ASSERT_EQ(0, sched_setattr_tid(tid, &dl));
+	/* It runs, overruns its microsecond, is throttled, and leaves. */
+	usleep(200 * 1000);
+	ASSERT_EQ(0, sched_setattr_tid(tid, &orig));
+	/* Its replenishment timer fires while it is SCHED_FIFO. */
+	while (now_ns() < t0 + NSEC_PER_SEC + 200 * NSEC_PER_MSEC)
+		usleep(10 * 1000);
+	dl.sched_runtime = 20000;	/* what starvd grants */
+	ASSERT_EQ(0, sched_setattr_tid(tid, &dl));
+	if (victim_runs_within(&w, 1500)) {
+		ASSERT_EQ(0, sched_setattr_tid(tid, &orig));
+		victim_stop(&w);
+		SKIP(return, "this kernel runs a task made SCHED_DEADLINE again while throttled from an earlier reservation: nothing to fall back from");
+	}
+	ASSERT_EQ(0, sched_setattr_tid(tid, &orig));
+
+	START("-t", "0.5", "-d", "30");
+	WAIT_EVENT("boost", tid);
+	json_str(self->line, "policy", policy, sizeof(policy));
+	EXPECT_STREQ("SCHED_DEADLINE", policy);
+	EXPECT_TRUE(daemon_wait_output(self->d, "has not run at all in the first period of its SCHED_DEADLINE boost",
+				       EVENT_MS))
+		TH_LOG("stderr:\n%s", self->d->err);
+	EXPECT_TRUE(victim_runs_within(&w, EVENT_MS))
+		TH_LOG("the victim did not run during the boost");
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+	expect_attr(_metadata, tid, &orig);
+	victim_stop(&w);
+}
+
 /* The value of a Prometheus sample "@series " in @out, -1 if missing. */
 static double metric(const char *out, const char *series)
 {

@@ -194,6 +194,8 @@ static void *victim_thread(void *arg)
 		st->last_run_ns = now_ns();
 		st->runs[st->count % ARRAY_SIZE(st->runs)] = st->last_run_ns;
 		st->count++;
+		while (s->burn_ns && now_ns() - st->last_run_ns < s->burn_ns)
+			;
 		nanosleep(&ts, NULL);
 	}
 	return NULL;

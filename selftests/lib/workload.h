@@ -28,6 +28,7 @@ struct victim_spec {
 	int cpu;			/* -1: not pinned */
 	struct sched_attr attr;		/* applied to the thread */
 	uint64_t sleep_ns;		/* between iterations */
+	uint64_t burn_ns;		/* busy each iteration (wall clock) */
 };
 
 struct victim {
