@@ -78,7 +78,11 @@ fail_line() {	# fail_line SUITE: a failing results line
 boot_fail() {
 	case $2 in
 	124) lines="$lines${lines:+$'\n'}$(fail_line "vm-$1-timeout")"
-	     echo "# vm-$1: timed out after ${GUEST_TIMEOUT}s (GUEST_TIMEOUT); console: $res/console" >&3 ;;
+	     echo "# vm-$1: timed out after ${GUEST_TIMEOUT}s (GUEST_TIMEOUT); console: $res/console" >&3
+	     [ ! -s "$res/stallwatch" ] || {
+		echo "# vm-$1: what stallwatch saw stuck before that:"
+		sed 's/^/#   /' "$res/stallwatch"
+	     } >&3 ;;
 	125) lines="$lines${lines:+$'\n'}$(fail_line "vm-$1-boot")"
 	     echo "# vm-$1: the guest did not boot or did not run the tests; console: $res/console" >&3 ;;
 	esac

@@ -136,9 +136,11 @@ shell=bash
 [ "$i386" = 1 ] && shell=sh
 load
 # A witness of who is stuck while they run (selftests/stallwatch.c), for
-# a test that finds itself held up; printed after the suites.
-rm -f /dev/shm/stallwatch
-"$B/selftests/stallwatch" -t 3000 -o /dev/shm/stallwatch -s 3600 &
+# a test that finds itself held up; printed after the suites. Its file is
+# in the results share, so that a guest that hangs still leaves it.
+sw=${STARVD_VM_RESULTS:-/dev/shm}/stallwatch
+rm -f "$sw"
+"$B/selftests/stallwatch" -t 3000 -o "$sw" -s 3600 &
 watch=$!
 for be in ${STARVD_VM_BACKENDS:-netlink}; do
 	before=$(wc -l <"$RESULTS")
@@ -151,9 +153,9 @@ for be in ${STARVD_VM_BACKENDS:-netlink}; do
 done
 kill $watch
 wait $watch 2>/dev/null
-if [ -s /dev/shm/stallwatch ]; then
+if [ -s "$sw" ]; then
 	echo "# stallwatch: tasks stuck for 3 s or more during the suites:"
-	sed 's/^/# /' /dev/shm/stallwatch
+	sed 's/^/# /' "$sw"
 fi
 rmmod starvd
 
