@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proc.h"
 #include "sched_attr.h"
 #include "util.h"
 
@@ -82,56 +83,6 @@ static struct slot *lookup(int tid)
 	return NULL;
 }
 
-/* /proc/PID/task/TID/stat: comm, state, CPU. */
-static int read_stat(const char *dir, char *comm, size_t len, char *state,
-		     int *cpu)
-{
-	char path[340], buf[1024], *open_p, *close_p, *p;
-	int fd, n, field;
-
-	snprintf(path, sizeof(path), "%s/stat", dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	open_p = strchr(buf, '(');
-	close_p = strrchr(buf, ')');
-	if (!open_p || !close_p || close_p[1] != ' ')
-		return -1;
-	snprintf(comm, len, "%.*s", (int)(close_p - open_p - 1), open_p + 1);
-	*state = close_p[2];
-	/* field 3 is the state; the CPU is field 39 */
-	p = close_p + 2;
-	for (field = 3; field < 39 && p; field++) {
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
-	*cpu = p ? atoi(p) : -1;
-	return 0;
-}
-
-static unsigned long long read_exec(const char *dir)
-{
-	char path[340], buf[128];
-	int fd, n;
-
-	snprintf(path, sizeof(path), "%s/schedstat", dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	return strtoull(buf, NULL, 10);
-}
-
 static void dump_file(const char *dir, const char *name, const char *indent)
 {
 	char path[340], buf[4096], *line, *save;
@@ -182,7 +133,8 @@ static void scan(unsigned long long now)
 {
 	struct dirent *pe, *te;
 	DIR *pd, *td;
-	char pdir[300], tdir[320], comm[64], state;
+	char pdir[300], tdir[320], comm[64], buf[1024], state;
+	const char *f;
 	bool header = false;
 	int cpu, tid, i;
 
@@ -207,9 +159,14 @@ static void scan(unsigned long long now)
 				continue;
 			tid = atoi(te->d_name);
 			snprintf(tdir, sizeof(tdir), "%s/%d", pdir, tid);
-			if (read_stat(tdir, comm, sizeof(comm), &state, &cpu))
+			f = task_stat_field(tid, 3, buf, sizeof(buf));
+			if (!f)
 				continue;
-			exec = read_exec(tdir);
+			state = *f;
+			f = task_stat_field(tid, 39, buf, sizeof(buf));
+			cpu = f ? atoi(f) : -1;
+			task_comm(tid, comm, sizeof(comm));
+			exec = task_exec_ns(tid);
 			s = lookup(tid);
 			if (!s)
 				continue;

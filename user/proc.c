@@ -6,8 +6,7 @@
 #include "proc.h"
 #include "util.h"
 
-/* Field @n (>= 3) of /proc/<tid>/stat, past the comm; NULL if gone. */
-static const char *stat_field(pid_t tid, int n, char *buf, size_t len)
+const char *task_stat_field(pid_t tid, int n, char *buf, size_t len)
 {
 	char path[64], *p;
 	int i;
@@ -26,7 +25,7 @@ uint64_t task_start_time(pid_t tid)
 {
 	unsigned long long start;
 	char buf[1024];
-	const char *f = stat_field(tid, 22, buf, sizeof(buf));
+	const char *f = task_stat_field(tid, 22, buf, sizeof(buf));
 
 	return f && sscanf(f, "%llu", &start) == 1 ? start : 0;
 }
@@ -34,7 +33,7 @@ uint64_t task_start_time(pid_t tid)
 bool task_runnable(pid_t tid)
 {
 	char buf[1024];
-	const char *f = stat_field(tid, 3, buf, sizeof(buf));
+	const char *f = task_stat_field(tid, 3, buf, sizeof(buf));
 
 	return f && *f == 'R';
 }
