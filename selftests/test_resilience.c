@@ -254,29 +254,43 @@ TEST_F_TIMEOUT(starve, busy_loop_on_every_cpu_reservation, 60)
 	expect_attr(_metadata, tid, &orig);
 }
 
-/* Sleeping SCHED_DEADLINE threads that hold most of the bandwidth. */
+/* A sleeping SCHED_DEADLINE thread holding @runtime_ns per second. */
+struct blocker_arg {
+	uint64_t runtime_ns;
+	int ret;		/* 1 until sched_setattr() answered */
+};
+
 static void *blocker(void *arg)
 {
+	struct blocker_arg *a = arg;
 	struct sched_attr dl = {
 		.size = sizeof(dl),
 		.sched_policy = SCHED_DEADLINE,
-		.sched_runtime = 500 * NSEC_PER_MSEC,
+		.sched_runtime = a->runtime_ns,
 		.sched_deadline = NSEC_PER_SEC,
 		.sched_period = NSEC_PER_SEC,
 	};
 
-	*(int *)arg = sched_setattr_tid(0, &dl);
+	a->ret = sched_setattr_tid(0, &dl);
 	for (;;)
 		pause();
 	return NULL;
 }
 
 /*
- * A child holding DEADLINE bandwidth until a 50% reservation is refused:
- * its pid, and in @held/@err how many it holds and why the next failed.
+ * A child holding DEADLINE bandwidth: 50% reservations until one is
+ * refused, then 10% and 1% ones, so that less than 1% stays free. A 50%
+ * boost must still be refused when bandwidth that an exited task held
+ * until its 0-lag time comes back meanwhile (the previous test's -R
+ * reservation did: its 10% plus the 40% left over by the 50% ones let
+ * the boost through in the 6.12 guest). Its pid, and in @held/@err how
+ * many 50% reservations it holds and why the next failed.
  */
 static pid_t hold_dl_bandwidth(int *held, int *err)
 {
+	static const uint64_t sizes[] = {
+		500 * NSEC_PER_MSEC, 100 * NSEC_PER_MSEC, 10 * NSEC_PER_MSEC,
+	};
 	int ready[2], res[2] = { 0, 0 };
 	pid_t pid;
 
@@ -284,21 +298,29 @@ static pid_t hold_dl_bandwidth(int *held, int *err)
 		return -1;
 	pid = fork();
 	if (pid == 0) {
-		int ret = 0;
+		struct blocker_arg a[3 * 64];
+		int n = 0, i, ret;
 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		unpin(0);	/* the reservations need every CPU */
-		while (res[0] < 64 && !ret) {
-			pthread_t th;
+		for (i = 0; i < 3; i++) {
+			ret = 0;
+			while (n < (int)ARRAY_SIZE(a) && !ret) {
+				pthread_t th;
 
-			ret = 1;
-			if (pthread_create(&th, NULL, blocker, &ret))
-				ret = -EAGAIN;
-			while (ret == 1)
-				usleep(1000);
-			res[0] += !ret;
+				a[n] = (struct blocker_arg) {
+					.runtime_ns = sizes[i], .ret = 1,
+				};
+				if (pthread_create(&th, NULL, blocker, &a[n]))
+					a[n].ret = -EAGAIN;
+				while (a[n].ret == 1)
+					usleep(1000);
+				ret = a[n++].ret;
+				res[0] += !ret && i == 0;
+			}
+			if (i == 0)
+				res[1] = ret;
 		}
-		res[1] = ret;
 		if (write(ready[1], res, sizeof(res)) != sizeof(res))
 			_exit(1);
 		for (;;)
