@@ -86,7 +86,7 @@ bool escalate_kept_up(uint64_t end_ns, uint64_t now_ns, uint64_t window_ns);
  * no later than that deadline. A new SCHED_DEADLINE boost before then is
  * served late or not at all: at best after the rest of the period; if the
  * replenishment timer fired meanwhile (it finds a task of another class
- * and does nothing), the kernel (6.1 to 6.12 at least) keeps dl_throttled
+ * and does nothing), the kernel (6.1 to 6.18 at least) keeps dl_throttled
  * and enqueue_dl_entity() does not enqueue the throttled task at all, so
  * the boost gives it nothing, and on PREEMPT_RT every task waiting for a
  * lock it holds waits too (priority inheritance cannot raise a
@@ -112,7 +112,7 @@ uint64_t dl_debt_until(uint64_t start_ns, uint64_t end_ns, uint64_t ran_ns,
  * A SCHED_DEADLINE boost after which the task, runnable all along, had
  * not run at all (no CPU time, no context switch): the kernel did not
  * serve it. Seen with a per-CPU kernel thread whose earlier boost ended
- * while the CBS had throttled it: the kernel (6.1 to 6.12 at least)
+ * while the CBS had throttled it: the kernel (6.1 to 6.18 at least)
  * keeps dl_throttled across the change back to its own policy, and a
  * later sched_setattr() to SCHED_DEADLINE does not enqueue a throttled
  * task (enqueue_dl_entity() returns early), so every boost of it gives
