@@ -119,7 +119,11 @@ show_log() {
 # 50 busy loop (selftests/starve; RT throttling must be off), its pid in
 # spid. starve_stop ends it (the busy loop also ends by itself).
 starve_start() {
-	"$STARVE" -c 1 -s 30 >$RUN/starve.log 2>&1 &
+	# Emptied here, not by the background job's redirection: that runs
+	# when the child does, and detected() read the last run's victim tid
+	# from the file before it (the 686 guest waited for a gone task).
+	: >$RUN/starve.log
+	"$STARVE" -c 1 -s 30 >>$RUN/starve.log 2>&1 &
 	spid=$!
 }
 
