@@ -678,14 +678,16 @@ static int check_served(struct booster *b, struct boost *bo, uint64_t now)
 {
 	struct progress_sample s;
 	struct boost_delta d;
+	uint64_t until;
 	int ret;
 
 	bo->check_ns = 0;
 	task_progress(bo->task.tid, &s);
 	d = progress_delta(&bo->before, &s);
-	if (!dl_unserved_until(&d, now) || !task_runnable(bo->task.tid))
+	until = dl_unserved_until(&d, now);
+	if (!until || !task_runnable(bo->task.tid))
 		return 0;
-	add_debt(b, bo, dl_unserved_until(&d, now), DL_WAIT_UNSERVED, now);
+	add_debt(b, bo, until, DL_WAIT_UNSERVED, now);
 	find_debt(b, bo->task.tid, bo->start_time, now)->said = true;
 	log_msg("pid %u (%s) has not run at all in the first period of its SCHED_DEADLINE boost, though runnable (the kernel keeps it throttled from an earlier boost): SCHED_FIFO emulation for the rest of this boost and for %.0f s",
 		bo->task.tid, bo->task.comm,
