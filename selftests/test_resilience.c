@@ -17,6 +17,7 @@
 
 #include "lib/starve_fixture.h"
 #include "cpuset.h"
+#include "proc.h"
 #include "throttle.h"
 
 #define THROTTLED_RT_US	950000	/* the kernel's default */
@@ -468,11 +469,87 @@ TEST_F_TIMEOUT(starve, deadline_unserved_becomes_fifo, 60)
 	WAIT_EVENT("boost", tid);
 	json_str(self->line, "policy", policy, sizeof(policy));
 	EXPECT_STREQ("SCHED_DEADLINE", policy);
-	EXPECT_TRUE(daemon_wait_output(self->d, "has not run at all in the first period of its SCHED_DEADLINE boost",
+	EXPECT_TRUE(daemon_wait_output(self->d, "has not run at all since its SCHED_DEADLINE boost began",
 				       EVENT_MS))
 		TH_LOG("stderr:\n%s", self->d->err);
 	EXPECT_TRUE(victim_runs_within(&w, EVENT_MS))
 		TH_LOG("the victim did not run during the boost");
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+	expect_attr(_metadata, tid, &orig);
+	victim_stop(&w);
+}
+
+/* Does @tid get CPU time within @ms of having had @since? */
+static bool gets_cpu_within(pid_t tid, uint64_t since, int ms)
+{
+	uint64_t end = now_ns() + (uint64_t)ms * NSEC_PER_MSEC;
+
+	do {
+		if (task_exec_ns(tid) > since)
+			return true;
+		usleep(10 * 1000);
+	} while (now_ns() < end);
+	return false;
+}
+
+/*
+ * A SCHED_DEADLINE task that runs past its runtime (to the next tick
+ * without HRTICK_DL, which lockdown keeps out of reach, or late under
+ * emulation) has its deadline moved overrun/runtime periods ahead, and
+ * the kernel does not run it again until then: for the rest of a long
+ * boost, a task that always has work would get nothing, where its own
+ * policy would run it as soon as the busy loop lets go. A victim that
+ * burns 100 ms at a time is boosted for 30 s; where the kernel let it
+ * overrun (the test skips where it held it to its runtime), starvd must
+ * go on with the SCHED_FIFO emulation at its next check, and the victim
+ * must get CPU time after that.
+ */
+TEST_F_TIMEOUT(starve, deadline_overrun_becomes_fifo, 60)
+{
+	struct victim_spec spec = {
+		.proc_name = "stv-proc",
+		.thread_name = "stv-burner",
+		.cpu = self->cpu,
+		.attr = fifo_attr(VICTIM_PRIO),
+		.sleep_ns = NSEC_PER_MSEC,
+		.burn_ns = 100 * NSEC_PER_MSEC,
+	};
+	struct sched_attr orig = fifo_attr(VICTIM_PRIO);
+	const uint64_t runtime = 20000;	/* starvd's default -r */
+	uint64_t e0, t0, ran, periods;
+	struct victim w;
+	char policy[32];
+	bool switched;
+	pid_t tid;
+
+	add_victim(_metadata, self, &spec, &w);
+	tid = w.st->tid;
+	ASSERT_TRUE(victim_stuck(&w));
+	e0 = task_exec_ns(tid);
+	START("-t", "0.5", "-d", "30");
+	WAIT_EVENT("boost", tid);
+	t0 = now_ns();
+	json_str(self->line, "policy", policy, sizeof(policy));
+	EXPECT_STREQ("SCHED_DEADLINE", policy);
+	/* Its first check is one period (-p, 1 s) into the boost. */
+	switched = daemon_wait_output(self->d, "SCHED_FIFO emulation for the rest of this boost and until then",
+				      EVENT_MS);
+	ran = task_exec_ns(tid) - e0;
+	periods = (now_ns() - t0) / NSEC_PER_SEC + 1;
+	if (!switched && ran <= (periods + 5) * runtime) {
+		EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+		victim_stop(&w);
+		SKIP(return, "the kernel held the victim to its runtime (%llu us in %llu periods): no overrun to recover from",
+		     (unsigned long long)ran / 1000,
+		     (unsigned long long)periods);
+	}
+	EXPECT_TRUE(switched)
+		TH_LOG("the victim ran %llu us in %llu periods of a %llu us boost, and starvd kept it waiting for its deadline; stderr:\n%s",
+		       (unsigned long long)ran / 1000,
+		       (unsigned long long)periods,
+		       (unsigned long long)runtime / 1000, self->d->err);
+	EXPECT_TRUE(gets_cpu_within(tid, task_exec_ns(tid), EVENT_MS))
+		TH_LOG("the victim got no CPU time after the switch");
 	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
 	expect_attr(_metadata, tid, &orig);
 	victim_stop(&w);

@@ -665,33 +665,59 @@ static int fifo_step(struct booster *b, struct boost *bo, uint64_t now)
 }
 
 /*
- * One period into a SCHED_DEADLINE boost the kernel must have run the
- * task: it guarantees an admitted reservation its runtime in each period.
- * A task still runnable that has had no CPU time and no context switch
- * is not being served (escalate.h, dl_state_until(): a throttle left from
- * an earlier boost, ours or another daemon's): the rest of this boost,
- * and its boosts for DL_UNSERVED_NS, use the SCHED_FIFO emulation. Not
- * the whole boost lost, and on PREEMPT_RT not every waiter of a lock the
- * task holds with it. -errno if the task is gone or was changed.
+ * Each period of a SCHED_DEADLINE boost, is the kernel serving it? It
+ * guarantees an admitted reservation its runtime in each period, so a
+ * task still runnable that has had no CPU time and no context switch
+ * since the boost began is not being served (escalate.h,
+ * dl_unserved_until(): a throttle left from an earlier boost, ours or
+ * another daemon's). And a task that ran well past its runtime (to the
+ * next tick without HRTICK_DL, or late under virtualisation: 4 ms over a
+ * 20 us runtime is 200 periods) has had its CBS deadline moved as many
+ * periods ahead, and the kernel will not run it again until then: often
+ * not before the boost ends, on a CPU where its own policy would have run
+ * it (seen in the 6.12-rt guest: a SCHED_OTHER test process, boosted while
+ * starvd itself started on its CPU, frozen for the rest of a 30 s boost).
+ * In both cases the rest of this boost, and its boosts until that state
+ * has expired, use the SCHED_FIFO emulation: not the whole boost lost,
+ * and on PREEMPT_RT not every waiter of a lock the task holds with it.
+ * -errno if the task is gone or was changed.
  */
 static int check_served(struct booster *b, struct boost *bo, uint64_t now)
 {
+	uint64_t start = bo->end_ns - b->p.duration_ns, until;
 	struct progress_sample s;
 	struct boost_delta d;
-	uint64_t until;
+	enum dl_wait why;
 	int ret;
 
-	bo->check_ns = 0;
 	task_progress(bo->task.tid, &s);
 	d = progress_delta(&bo->before, &s);
 	until = dl_unserved_until(&d, now);
-	if (!until || !task_runnable(bo->task.tid))
+	why = DL_WAIT_UNSERVED;
+	if (!until || !task_runnable(bo->task.tid)) {
+		/* Left without service beyond the next period. */
+		until = dl_debt_until(start, now + b->p.period_ns, d.ran_ns,
+				      bo->runtime_ns, b->p.period_ns);
+		why = DL_WAIT_DEBT;
+	}
+	if (!until) {
+		bo->check_ns += b->p.period_ns;
+		if (bo->check_ns >= bo->end_ns)
+			bo->check_ns = 0;
 		return 0;
-	add_debt(b, bo, until, DL_WAIT_UNSERVED, now);
+	}
+	bo->check_ns = 0;
+	add_debt(b, bo, until, why, now);
 	find_debt(b, bo->task.tid, bo->start_time, now)->said = true;
-	log_msg("pid %u (%s) has not run at all in the first period of its SCHED_DEADLINE boost, though runnable (the kernel keeps it throttled from an earlier boost): SCHED_FIFO emulation for the rest of this boost and for %.0f s",
-		bo->task.tid, bo->task.comm,
-		(double)DL_UNSERVED_NS / NSEC_PER_SEC);
+	if (why == DL_WAIT_UNSERVED)
+		log_msg("pid %u (%s) has not run at all since its SCHED_DEADLINE boost began, though runnable (the kernel keeps it throttled from an earlier boost): SCHED_FIFO emulation for the rest of this boost and for %.0f s",
+			bo->task.tid, bo->task.comm,
+			(double)DL_UNSERVED_NS / NSEC_PER_SEC);
+	else
+		log_msg("pid %u (%s) ran %.3f ms of its %.0f us SCHED_DEADLINE runtime per period and the kernel will not run it again for %.0f s (its deadline moved overrun/runtime periods ahead; HRTICK_DL prevents it): SCHED_FIFO emulation for the rest of this boost and until then",
+			bo->task.tid, bo->task.comm, (double)d.ran_ns / 1e6,
+			(double)bo->runtime_ns / 1e3,
+			(double)(until - now) / NSEC_PER_SEC);
 	/* Back first: a crash in between leaves nothing to restore. */
 	ret = restore_task(bo->task.tid, bo->task.comm, 0, &bo->saved,
 			   &bo->applied, NULL);
