@@ -31,6 +31,9 @@ done
 # the 6.12-rt guest). Per-CPU workqueues, which the tests starve on
 # purpose, are not affected.
 echo 1 >/sys/devices/virtual/workqueue/cpumask 2>/dev/null
+# For vm/sample.py (VM_SAMPLE): Debian's System.map is a stub.
+grep -qw nokaslr /proc/cmdline &&
+	cat /proc/kallsyms >"$R/kallsyms.tmp" && mv "$R/kallsyms.tmp" "$R/kallsyms"
 export HOME=/tmp PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export STARVD_VM_GUEST="$starvd_guest" STARVD_VM_RESULTS="$R"
 cd "$starvd_top" || exit 1

@@ -56,11 +56,23 @@ case "$STARVD_TOP$results" in
 *" "*) die "the tree's path must not contain spaces (kernel command line): $STARVD_TOP" ;;
 esac
 
+# VM_SAMPLE=SECONDS: record where each vCPU is, from outside the guest,
+# in $results/samples (vm/sample.py; x86_64 guests, booted with nokaslr).
+monitor=(-monitor none)
+if [ -n "${VM_SAMPLE:-}" ] && [ "$arch" != i386 ]; then
+	monitor=(-monitor "unix:$results/monitor.sock,server=on,wait=off")
+	extra="$extra nokaslr"
+fi
+
 start=$(date +%s.%N)
 rc=0
+if [ "${monitor[1]}" != none ]; then
+	"$STARVD_TOP/vm/sample.py" "$results/monitor.sock" \
+		"$results/kallsyms" "$VM_SAMPLE" "$results/samples" &
+fi
 timeout --foreground -k 5 "$timeout" \
 	"$qemu" -accel tcg,thread=single -cpu max -smp 2 -m "$mem" \
-	-nographic -no-reboot -nic none -monitor none -serial stdio \
+	-nographic -no-reboot -nic none "${monitor[@]}" -serial stdio \
 	-kernel "$dir/root/boot/vmlinuz-$kver" -initrd "$dir/initrd.img" \
 	-append "console=ttyS0 quiet loglevel=3 panic=-1 oops=panic starvd_top=$STARVD_TOP starvd_results=$results starvd_guest=$guest $extra" \
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
