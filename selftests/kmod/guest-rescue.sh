@@ -3,9 +3,9 @@
 #
 # The rescues judged from outside the daemon, alone, in a test guest
 # (vm/check.sh runs it in the guests of VM_RESCUE_ONLY_GUESTS, vm/lib.sh:
-# the PREEMPT_RT one, where an unpinned starvd once slept through a
-# starvation and hung the machine on its console): selftests/test_rescue.c
-# on the BPF backend (results line vm-GUEST-rescue-bpf), then
+# the generic 6.12, whose PREEMPT_RT build runs the whole suite):
+# selftests/test_rescue.c on the BPF backend (results line
+# vm-GUEST-rescue-bpf), then
 # guest-escalate.sh, the starving 9p IRQ thread whose lookups must keep
 # completing (vm-GUEST-escalate).
 guest=${STARVD_VM_GUEST:?run by vm/check.sh inside a guest}
