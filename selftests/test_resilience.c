@@ -161,7 +161,7 @@ TEST_F_TIMEOUT(starve, deadline_refused_eperm_falls_back_once, 40)
 	kill_and_reap(self->hog);
 	self->hog = 0;
 	START("-S", "-t", "0.5", "-d", "0.3");
-	ASSERT_TRUE(daemon_wait_output(self->d, "monitoring CPUs", EVENT_MS));
+	WAIT_STARTED();
 	ASSERT_EQ(0, rt_throttle_restore(THROTTLED_RT_US));
 	self->hog = hog_start(self->cpu, HOG_PRIO, HOG_MAX_S);
 	ASSERT_LT(0, self->hog);
@@ -212,7 +212,7 @@ TEST_F_TIMEOUT(starve, busy_loop_on_every_cpu_fifo_daemon, 60)
 
 	test_above_hogs(_metadata);
 	START("-t", "0.5", "-d", "0.5", "--mlock");
-	ASSERT_TRUE(daemon_wait_output(self->d, "monitoring CPUs", EVENT_MS));
+	WAIT_STARTED();
 	n = hog_other_cpus(self, hogs, HOG_PRIO);
 	ASSERT_LT(0, n);
 	WAIT_EVENT("boost", tid);
@@ -241,8 +241,7 @@ TEST_F_TIMEOUT(starve, busy_loop_on_every_cpu_reservation, 60)
 	test_above_hogs(_metadata);
 	self->d->pid = 0;
 	ASSERT_EQ(0, daemon_start_as(self->d, args, NULL));
-	ASSERT_TRUE(daemon_wait_output(self->d, "monitoring CPUs", EVENT_MS))
-		TH_LOG("stderr:\n%s", self->d->err);
+	WAIT_STARTED();
 	ASSERT_TRUE(daemon_output_has(self->d, "SCHED_DEADLINE reservation"));
 	ASSERT_EQ(0, sched_getattr_tid(self->d->pid, &cur));
 	EXPECT_EQ(SCHED_DEADLINE, cur.sched_policy);
@@ -373,7 +372,7 @@ TEST_F_TIMEOUT(starve, deadline_refused_ebusy_falls_back, 60)
 	/* As stalld, -S refuses to start with throttling on: turned on after. */
 	START("-S", "-t", "0.5", "-d", "0.5", "-r", "500000000",
 	      "-p", "1000000000");
-	ASSERT_TRUE(daemon_wait_output(self->d, "monitoring CPUs", EVENT_MS));
+	WAIT_STARTED();
 	/* Admission control only works with RT throttling on. */
 	ASSERT_EQ(0, rt_throttle_restore(THROTTLED_RT_US));
 	bw = hold_dl_bandwidth(&held, &err);

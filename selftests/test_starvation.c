@@ -105,7 +105,7 @@ TEST_F_TIMEOUT(starve, reported_wait_is_real, 40)
 	 */
 	kill_and_reap(self->hog);
 	START("-t", "0.5", "-l");
-	ASSERT_TRUE(daemon_wait_output(self->d, "monitoring CPUs", EVENT_MS));
+	WAIT_STARTED();
 	self->hog = hog_start(self->cpu, HOG_PRIO, HOG_MAX_S);
 	WAIT_EVENT("starving", tid);
 	start = json_int(self->line, "wait_start_ns");
@@ -134,7 +134,7 @@ TEST_F_TIMEOUT(starve, policy_change_keeps_the_wait, 40)
 
 	kill_and_reap(self->hog);
 	START("-t", "1", "-l");
-	ASSERT_TRUE(daemon_wait_output(self->d, "monitoring CPUs", EVENT_MS));
+	WAIT_STARTED();
 	self->hog = hog_start(self->cpu, HOG_PRIO, HOG_MAX_S);
 	usleep(400 * 1000);
 	ASSERT_EQ(0, sched_setattr_tid(tid, &higher));
@@ -159,7 +159,7 @@ TEST_F_TIMEOUT(starve, migration_starts_a_new_wait, 40)
 	test_above_hogs(_metadata);
 	kill_and_reap(self->hog);
 	START("-t", "1", "-l");
-	ASSERT_TRUE(daemon_wait_output(self->d, "monitoring CPUs", EVENT_MS));
+	WAIT_STARTED();
 	n = hog_other_cpus(self, hogs, HOG_PRIO);
 	ASSERT_LT(0, n);
 	self->hog = hog_start(self->cpu, HOG_PRIO, HOG_MAX_S);

@@ -133,6 +133,12 @@ static inline void add_victim(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, daemon_start(self->d, _args)); \
 } while (0)
 
+/* starvd started: its start-up line. */
+#define WAIT_STARTED() \
+	ASSERT_TRUE(daemon_wait_output(self->d, "monitoring CPUs", EVENT_MS)) \
+		TH_LOG("starvd did not start within %d ms; stderr:\n%s", \
+		       EVENT_MS, self->d->err)
+
 #define WAIT_EVENT(ev, tid) \
 	ASSERT_EQ(0, daemon_wait_event(self->d, ev, tid, EVENT_MS, \
 				       self->line, sizeof(self->line))) \
