@@ -90,6 +90,12 @@ static void add_debt(struct booster *b, const struct boost *bo,
 	}
 }
 
+/* When @bo began: every boost lasts -d. */
+static uint64_t boost_began(const struct booster *b, const struct boost *bo)
+{
+	return bo->end_ns - b->p.duration_ns;
+}
+
 /*
  * After a SCHED_DEADLINE boost: until when its CBS state lasts (longer if
  * it overran), or, if the kernel did not run it at all, when to try again.
@@ -97,7 +103,7 @@ static void add_debt(struct booster *b, const struct boost *bo,
 static void note_debt(struct booster *b, const struct boost *bo,
 		      const struct boost_delta *delta, uint64_t now)
 {
-	uint64_t start = bo->end_ns - b->p.duration_ns, until;
+	uint64_t start = boost_began(b, bo), until;
 
 	if (bo->fifo)
 		return;
@@ -684,7 +690,7 @@ static int fifo_step(struct booster *b, struct boost *bo, uint64_t now)
  */
 static int check_served(struct booster *b, struct boost *bo, uint64_t now)
 {
-	uint64_t start = bo->end_ns - b->p.duration_ns, until;
+	uint64_t start = boost_began(b, bo), until;
 	struct progress_sample s;
 	struct boost_delta d;
 	enum dl_wait why;
@@ -796,7 +802,7 @@ static int list_boosts(const struct booster *b, struct daemon_status *s)
 		*bi = (struct boost_info) {
 			.tid = bo->task.tid,
 			.cpu = bo->task.cpu,
-			.start_ns = bo->end_ns - b->p.duration_ns,
+			.start_ns = boost_began(b, bo),
 			.end_ns = bo->end_ns,
 		};
 		snprintf(bi->policy, sizeof(bi->policy), "%s",

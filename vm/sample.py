@@ -53,7 +53,7 @@ def read_prompt(sock):
 
 
 def main():
-    path, sysmap, interval, out = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
+    path, kallsyms, interval, out = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
     addrs, names = [], []
     sock = socket.socket(socket.AF_UNIX)
     for _ in range(100):
@@ -63,14 +63,14 @@ def main():
         except OSError:
             time.sleep(0.1)
     else:
-        sys.exit("sample: cannot connect to qemu's monitor at %s" % path)
+        sys.exit("sample: cannot connect to qemu's monitor at %s: did qemu start? see the guest's console file" % path)
     cpu_re = re.compile(r"CPU#(\d+)(.*?)(?=CPU#|\Z)", re.S)
     with open(out, "a", buffering=1) as f:
         try:
             read_prompt(sock)
             while True:
-                if not addrs and os.path.exists(sysmap):
-                    addrs, names = load_map(sysmap)
+                if not addrs and os.path.exists(kallsyms):
+                    addrs, names = load_map(kallsyms)
                 sock.sendall(b"info registers -a\n")
                 text = read_prompt(sock)
                 cols = []
