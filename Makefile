@@ -116,6 +116,7 @@ SELFTESTS	= $(MAKE) -C selftests O=$(abspath $(O)) CC="$(CC)" \
 check: deps all
 	$(SELFTESTS) all
 	@rm -f $(RESULTS)
+	@selftests/host-state.sh save $(O)/host-state
 	-RESULTS=$(RESULTS) selftests/run.sh $(O)/selftests unit host load
 ifneq ($(wildcard mk/kmod.mk),)
 	$(if $(filter 1,$(VM)),@RESULTS=$(RESULTS) $(MAKE) check-vm || \
@@ -131,6 +132,7 @@ ifneq ($(wildcard mk/kselftest.mk),)
 	@RESULTS=$(RESULTS) $(MAKE) kselftest-run || grep -q '^kselftest ' $(RESULTS) || \
 		echo "kselftest-build # Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:1" >> $(RESULTS)
 endif
+	-@selftests/host-state.sh check $(O)/host-state $(RESULTS) $(CURDIR)
 	@selftests/summary.sh $(RESULTS)
 
 bench: deps all $(O)/bench.skel.h

@@ -15,7 +15,7 @@
 #
 # test: without a daemon no lookup completes during the busy loop; with
 # starvd (its defaults except -t 2 -d 1: not pinned) they keep coming,
-# at least one per boost of the IRQ thread once a boost let it progress;
+# in both halves of the busy loop;
 # a boost that did not let it progress is followed by an escalation; once
 # the busy loop is over every escalated task is back at the configured
 # runtime; nothing is left boosted. Checked by counts, never times.
@@ -179,14 +179,16 @@ run_case() {
 	# before it ended: not one without a daemon. (Counting completions
 	# alone also counted the one the IRQ thread was serving as the loop
 	# began: at the same FIFO 50 as the loop, it is not preempted.)
+	# Also counted per half of the loop: lookups that kept completing
+	# complete in both.
 	set -- $(awk -v from="$from" -v to="$to" '
 		{ t = $1 / 1e9; s = ($1 - $2) / 1e9; if ($2 > longest) longest = $2 }
-		s > from && t <= to { n++ }
-		END { print n + 0, longest + 0 }' $W/probe)
-	lookups=$1 longest=$2
+		s > from && t <= to { n++; if (t <= (from + to) / 2) h1++; else h2++ }
+		END { print n + 0, longest + 0, h1 + 0, h2 + 0 }' $W/probe)
+	lookups=$1 longest=$2 first_half=$3 second_half=$4
 	victim=$(sed -n 's/.*victim ran *\([0-9]*\) times.*/\1/p' $W/$name.starve |
 		awk '{ s += $1 } END { print s + 0 }')
-	echo "# $name: $lookups lookups completed during the ${SECS}s busy loop, longest $longest ns, victim ran $victim times"
+	echo "# $name: $lookups lookups completed during the ${SECS}s busy loop ($first_half in its first half, $second_half in its second), longest $longest ns, victim ran $victim times"
 	if [ -n "$daemon" ]; then
 		# A task that keeps up is back at -r after threshold + duration
 		# + period (4 s) from its last boost: wait for that (bounded).
@@ -249,10 +251,11 @@ check_daemon_case() {	# check_daemon_case NAME
 	echo "# $name: $boosts boosts of $irqcomm ($prog with progress, $noprog without), $esc escalations"
 	[ "$boosts" -gt 0 ]
 	ok $? "$name: starvd boosted $irqcomm"
-	# (The first boost with progress may complete the lookup begun
-	# before the loop, which is not counted.)
-	[ "$lookups" -ge 2 ] && [ $((lookups + 1)) -ge "$prog" ]
-	ok $? "$name: lookups begun during the busy loop kept completing in it ($lookups, at least one per boost that let $irqcomm progress: $prog)"
+	# Not "one per boost with progress": a boost in which the IRQ thread
+	# ran may end before it completed a request (20 us under TCG), and
+	# the thread also serves 9p reads that are not lookups.
+	[ "$first_half" -gt 0 ] && [ "$second_half" -gt 0 ]
+	ok $? "$name: lookups begun during the busy loop kept completing in it (in its first half $first_half, in its second $second_half; $prog boosts let $irqcomm progress)"
 }
 
 hrtick() {	# hrtick: the HRTICK_DL word of sched/features, if any

@@ -49,6 +49,35 @@ int rt_throttle_restore(long saved)
 	return ret;
 }
 
+/*
+ * A test the harness times out is killed with its process group, before
+ * its teardown could put RT throttling back: the test program's main
+ * process (the harness, which survives) does it as it exits, whoever
+ * runs the program (selftests/run.sh, run_kselftest.sh, a person).
+ */
+static pid_t rt_guard_pid;
+static long rt_guard_saved;
+
+__attribute__((constructor)) static void rt_guard_save(void)
+{
+	if (!rt_runtime_read(&rt_guard_saved))
+		rt_guard_pid = getpid();
+}
+
+__attribute__((destructor)) static void rt_guard_restore(void)
+{
+	long now;
+
+	if (rt_guard_pid != getpid() || rt_runtime_read(&now) ||
+	    now == rt_guard_saved)
+		return;
+	fprintf(stderr, "# kernel.sched_rt_runtime_us is %ld, was %ld when the tests began (a test ended before its teardown): restoring it\n",
+		now, rt_guard_saved);
+	if (rt_throttle_restore(rt_guard_saved))
+		fprintf(stderr, "# could not restore kernel.sched_rt_runtime_us=%ld\n",
+			rt_guard_saved);
+}
+
 /* A negative @cpu leaves the affinity as it is. */
 int unpin(pid_t tid)
 {
