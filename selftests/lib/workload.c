@@ -90,8 +90,7 @@ int unpin(pid_t tid)
 	return sched_setaffinity(tid, sizeof(set), &set) ? -errno : 0;
 }
 
-/* @cpu < 0: any CPU, whatever its creator is kept to (hog_start()). */
-static int pin(pid_t tid, int cpu)
+int pin(pid_t tid, int cpu)
 {
 	cpu_set_t set;
 
@@ -160,10 +159,28 @@ void avoid_cpu(int cpu)
 		sched_setaffinity(0, sizeof(set), &set);
 }
 
+/*
+ * On PREEMPT_RT the caller of a busy loop also leaves SCHED_OTHER for
+ * SCHED_FIFO 1 (reset on fork: what it starts, starvd among them, does
+ * not inherit it): the sleeps of a real-time task are hard hrtimers,
+ * expired in the timer interrupt, while a SCHED_OTHER task's wait for
+ * ktimers/0, which can itself wait for a lock whose holder the busy loop
+ * starves (seen in the 6.12-rt guest: ktimers/0 blocked, the test's
+ * 100 ms sleeps in victim_stuck() lasting 23 s, until the loop ended).
+ * Below starvd and the tests' daemons (SCHED_FIFO 10 and up), and still
+ * below a loop's priority: a test that must run above it says so
+ * (test_above_hogs()).
+ */
 static void keep_off_cpu(int cpu)
 {
-	if (is_preempt_rt())
-		avoid_cpu(cpu);
+	struct sched_attr hard_timers = fifo_attr(1);
+
+	if (!is_preempt_rt())
+		return;
+	avoid_cpu(cpu);
+	hard_timers.sched_flags = SCHED_FLAG_RESET_ON_FORK;
+	if (sched_getscheduler(0) == SCHED_OTHER)
+		sched_setattr_tid(0, &hard_timers);
 }
 
 pid_t hog_start(int cpu, int prio, int max_s)

@@ -67,6 +67,8 @@ void kill_and_reap(pid_t pid);
  * is not allowed every CPU is refused SCHED_DEADLINE with EPERM.
  */
 int unpin(pid_t tid);
+/* Keep @tid to @cpu; @cpu < 0: any CPU, whatever its creator is kept to. */
+int pin(pid_t tid, int cpu);
 /* One line on @tid for a test's log: state, CPU, policy, priority. */
 void task_brief(pid_t tid, char *buf, size_t len);
 
