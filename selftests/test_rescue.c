@@ -329,6 +329,8 @@ FIXTURE_SETUP(rescue)
 	 * CPU is expired by ktimers/N there (the very thing under test).
 	 */
 	set_cpus(0, 0);
+	/* What hog_start() does, before the snapshot of everyone's policy. */
+	rt_hard_timers();
 	self->d = calloc(1, sizeof(*self->d));
 	ASSERT_TRUE(NULL != self->d);
 	snprintf(self->hb_file, sizeof(self->hb_file),

@@ -55,18 +55,6 @@ static void kill_mid_boost(struct __test_metadata *_metadata,
 		TH_LOG("no journal entry for the boosted victim");
 }
 
-/*
- * In the qemu TCG test guests (6.1 and 6.12), a SIGKILLed BPF starvd's
- * exit did not complete within the test's time, even with the busy loop
- * gone, and later BPF loads hung behind it; not root-caused. Skipped there
- * (vm/guest.sh sets STARVD_VM_GUEST): the host runs these tests with BPF,
- * every guest with the module.
- */
-#define SKIP_KILL_WHERE_EXIT_HANGS() do { \
-	if (!strcmp(test_backend(), "bpf") && getenv("STARVD_VM_GUEST")) \
-		SKIP(return, "SIGKILL of a BPF starvd hangs its exit in the TCG test guests (see the comment)"); \
-} while (0)
-
 /* The restores happen at start-up: before starvd says it monitors. */
 static void restart(struct __test_metadata *_metadata,
 		    FIXTURE_DATA(starve) *self, const char *expect)
@@ -93,8 +81,6 @@ TEST_F_TIMEOUT(starve, sigkill_mid_boost_restored_at_next_start, 40)
 	struct sched_attr orig = fifo_attr(VICTIM_PRIO);
 	pid_t tid = self->v.st->tid;
 
-	SKIP_KILL_WHERE_EXIT_HANGS();
-
 	kill_mid_boost(_metadata, self);
 	restart(_metadata, self, "(left boosted by a previous starvd)");
 	expect_attr(_metadata, tid, &orig);
@@ -107,8 +93,6 @@ TEST_F_TIMEOUT(starve, sigkill_then_changed_by_someone_else, 40)
 	struct sched_attr mine = fifo_attr(VICTIM_PRIO + 5);
 	pid_t tid = self->v.st->tid;
 
-	SKIP_KILL_WHERE_EXIT_HANGS();
-
 	kill_mid_boost(_metadata, self);
 	ASSERT_EQ(0, sched_setattr_tid(tid, &mine));
 	restart(_metadata, self, "was changed by someone else");
@@ -120,8 +104,6 @@ TEST_F_TIMEOUT(starve, sigkill_then_changed_by_someone_else, 40)
 TEST_F_TIMEOUT(starve, sigkill_then_task_gone, 40)
 {
 	pid_t tid = self->v.st->tid;
-
-	SKIP_KILL_WHERE_EXIT_HANGS();
 
 	kill_mid_boost(_metadata, self);
 	victim_stop(&self->v);

@@ -160,27 +160,33 @@ void avoid_cpu(int cpu)
 }
 
 /*
- * On PREEMPT_RT the caller of a busy loop also leaves SCHED_OTHER for
- * SCHED_FIFO 1 (reset on fork: what it starts, starvd among them, does
- * not inherit it): the sleeps of a real-time task are hard hrtimers,
- * expired in the timer interrupt, while a SCHED_OTHER task's wait for
- * ktimers/0, which can itself wait for a lock whose holder the busy loop
- * starves (seen in the 6.12-rt guest: ktimers/0 blocked, the test's
- * 100 ms sleeps in victim_stuck() lasting 23 s, until the loop ended).
- * Below starvd and the tests' daemons (SCHED_FIFO 10 and up), and still
- * below a loop's priority: a test that must run above it says so
- * (test_above_hogs()).
+ * On PREEMPT_RT a SCHED_OTHER caller becomes SCHED_FIFO 1 (reset on
+ * fork: what it starts, starvd among them, does not inherit it): the
+ * sleeps of a real-time task are hard hrtimers, expired in the timer
+ * interrupt, while a SCHED_OTHER task's sleep ends only when ktimers/0
+ * runs, which can itself wait for a lock whose holder a busy loop
+ * starves (seen in the
+ * 6.12-rt guest: ktimers/0 blocked, the test's 100 ms sleeps in
+ * victim_stuck() lasting 23 s, until the loop ended). Below starvd and
+ * the tests' daemons (SCHED_FIFO 10 and up), and below any busy loop: a
+ * test that must run above one says so (test_above_hogs()).
  */
+void rt_hard_timers(void)
+{
+	struct sched_attr a = fifo_attr(1);
+
+	a.sched_flags = SCHED_FLAG_RESET_ON_FORK;
+	if (is_preempt_rt() && sched_getscheduler(0) == SCHED_OTHER)
+		sched_setattr_tid(0, &a);
+}
+
+/* What hog_start() does to its caller (above). */
 static void keep_off_cpu(int cpu)
 {
-	struct sched_attr hard_timers = fifo_attr(1);
-
 	if (!is_preempt_rt())
 		return;
 	avoid_cpu(cpu);
-	hard_timers.sched_flags = SCHED_FLAG_RESET_ON_FORK;
-	if (sched_getscheduler(0) == SCHED_OTHER)
-		sched_setattr_tid(0, &hard_timers);
+	rt_hard_timers();
 }
 
 pid_t hog_start(int cpu, int prio, int max_s)

@@ -42,6 +42,11 @@ int rt_throttle_restore(long saved);
 
 /* Let the calling task run anywhere but @cpu (if it can run elsewhere). */
 void avoid_cpu(int cpu);
+/*
+ * On PREEMPT_RT, SCHED_OTHER callers become SCHED_FIFO 1 (reset on fork),
+ * whose sleeps are hard hrtimers; hog_start() does it to its caller.
+ */
+void rt_hard_timers(void);
 /* Is this a PREEMPT_RT kernel (/sys/kernel/realtime)? */
 bool is_preempt_rt(void);
 /*
