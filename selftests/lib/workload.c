@@ -165,11 +165,11 @@ void avoid_cpu(int cpu)
  * sleeps of a real-time task are hard hrtimers, expired in the timer
  * interrupt, while a SCHED_OTHER task's sleep ends only when ktimers/0
  * runs, which can itself wait for a lock whose holder a busy loop
- * starves (seen in the
- * 6.12-rt guest: ktimers/0 blocked, the test's 100 ms sleeps in
- * victim_stuck() lasting 23 s, until the loop ended). Below starvd and
- * the tests' daemons (SCHED_FIFO 10 and up), and below any busy loop: a
- * test that must run above one says so (test_above_hogs()).
+ * starves (seen in the 6.12-rt guest: ktimers/0 blocked, the test's
+ * 100 ms sleeps in victim_stuck() lasting 23 s, until the loop ended).
+ * Below starvd and the tests' daemons (SCHED_FIFO 10 and up), and below
+ * any busy loop: a test that must run above one says so
+ * (test_above_hogs()).
  */
 void rt_hard_timers(void)
 {
