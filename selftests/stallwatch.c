@@ -5,8 +5,10 @@
  * the kernel threads the tests starve) scans every task of the machine
  * each 250 ms and, once per stall, writes to FILE the tasks that have been
  * blocked in D state (on PREEMPT_RT also a wait for a sleeping spinlock)
- * anywhere, or runnable on its own CPU without running for longer than the threshold, with their
- * kernel stacks, and what each CPU was running meanwhile. A test that
+ * anywhere, or runnable on its own CPU without running for longer than the
+ * threshold, with their kernel stacks; next to them the tasks runnable on
+ * the other CPUs that did not run either (a lock's owner among them), and
+ * what each CPU was running meanwhile. A test that
  * finds itself held up (a "no starvation" fixture start, a command that
  * times out) is explained by this file: the lock, the kernel thread and
  * the CPU it waits for. It prints nothing while it runs (the console may
@@ -129,6 +131,15 @@ static void note_run(int tid, int cpu, unsigned long long ns, const char *comm)
 	snprintf(ran[i].comm, sizeof(ran[i].comm), "%s", comm);
 }
 
+/*
+ * Runnable tasks on the other CPUs that did not run for the threshold: the
+ * tests' victims, and any lock holder that a blocked task waits for (on
+ * PREEMPT_RT a sleeping spinlock's owner starved behind a busy loop).
+ * Printed, with their stacks, only next to a report of a stuck task.
+ */
+static int held[32];
+static int nheld;
+
 static void scan(unsigned long long now)
 {
 	struct dirent *pe, *te;
@@ -140,6 +151,7 @@ static void scan(unsigned long long now)
 
 	gen++;
 	nran = 0;
+	nheld = 0;
 	pd = opendir("/proc");
 	if (!pd)
 		return;
@@ -172,10 +184,7 @@ static void scan(unsigned long long now)
 				continue;
 			if (s->tid == tid && s->exec != exec && s->gen + 1 == gen)
 				note_run(tid, cpu, exec - s->exec, comm);
-			/* Runnable tasks only on this CPU: elsewhere they
-			 * are the tests' victims. */
-			stuck = (state == 'D' ||
-				 (state == 'R' && cpu == watch_cpu)) &&
+			stuck = (state == 'D' || state == 'R') &&
 				s->tid == tid && s->state == state &&
 				s->exec == exec;
 			if (!stuck) {
@@ -188,6 +197,15 @@ static void scan(unsigned long long now)
 			s->exec = exec;
 			if (s->reported || now - s->since < threshold_ns)
 				continue;
+			/*
+			 * Runnable tasks are reported only on this CPU:
+			 * elsewhere they are the tests' victims.
+			 */
+			if (state == 'R' && cpu != watch_cpu) {
+				if (nheld < (int)ARRAY_SIZE(held))
+					held[nheld++] = tid;
+				continue;
+			}
 			s->reported = true;
 			if (!header) {
 				say("== %.3f s: stuck for %.1f s or more\n",
@@ -205,6 +223,14 @@ static void scan(unsigned long long now)
 	closedir(pd);
 	if (!header)
 		return;
+	for (i = 0; i < nheld; i++) {
+		snprintf(tdir, sizeof(tdir), "/proc/%d", held[i]);
+		task_comm(held[i], comm, sizeof(comm));
+		f = task_stat_field(held[i], 39, buf, sizeof(buf));
+		say("runnable elsewhere, not run for %.1f s or more: %d %s on CPU %d\n",
+		    threshold_ns / 1e9, held[i], comm, f ? atoi(f) : -1);
+		dump_file(tdir, "stack", "    ");
+	}
 	say("  ran in the last %.2f s:\n", SCAN_NS / 1e9);
 	for (i = 0; i < nran; i++)
 		say("    CPU %d: %d %s %.1f ms\n", ran[i].cpu, ran[i].tid,

@@ -26,167 +26,135 @@ static bool boosting(const struct booster *b, uint32_t tid)
 	return tid == boosted_tid;
 }
 
-TEST(nothing_waits_sleep_a_threshold)
-{
-	struct task_list l = { .read_time_ns = T0 };
-	struct detect_result r = {};
+/* A detector (threshold THRESH, boosting boosted_tid), a read at T0. */
+FIXTURE(scan) {
+	struct task_list l;
+	struct detect_result r;
 	struct detect d;
+};
 
-	detect_init(&d, THRESH, NULL, NULL);
-	add(&l, 1, 0, 5, STARVD_TASK_RUNNING);
-	detect_scan(&d, &l, &r);
-	EXPECT_EQ(0, r.n);
-	EXPECT_EQ(T0 + THRESH, r.next_wake_ns);
-	detect_free(&d);
-	detect_result_free(&r);
-	task_list_free(&l);
+static void rescan(FIXTURE_DATA(scan) *self)
+{
+	detect_scan(&self->d, &self->l, &self->r);
 }
 
-TEST(wake_at_earliest_crossing)
+FIXTURE_SETUP(scan)
 {
-	struct task_list l = { .read_time_ns = T0 };
-	struct detect_result r = {};
-	struct detect d;
-
-	detect_init(&d, THRESH, NULL, NULL);
-	add(&l, 1, 3 * NSEC_PER_SEC, 1, STARVD_TASK_WAITING);
-	add(&l, 2, 15 * NSEC_PER_SEC, 1, STARVD_TASK_WAITING);
-	add(&l, 3, 1 * NSEC_PER_SEC, 1, STARVD_TASK_WAITING);
-	detect_scan(&d, &l, &r);
-	EXPECT_EQ(0, r.n);
-	EXPECT_EQ(T0 + 5 * NSEC_PER_SEC, r.next_wake_ns);
-	detect_free(&d);
-	detect_result_free(&r);
-	task_list_free(&l);
+	self->l.read_time_ns = T0;
+	detect_init(&self->d, THRESH, boosting, NULL);
 }
 
-TEST(crossing_exactly_at_threshold_starves)
+FIXTURE_TEARDOWN(scan)
 {
-	struct task_list l = { .read_time_ns = T0 };
-	struct detect_result r = {};
-	struct detect d;
+	detect_free(&self->d);
+	detect_result_free(&self->r);
+	task_list_free(&self->l);
+}
 
-	detect_init(&d, THRESH, NULL, NULL);
-	add(&l, 1, THRESH - 1, 1, STARVD_TASK_WAITING);
-	add(&l, 2, THRESH, 1, STARVD_TASK_WAITING);
-	detect_scan(&d, &l, &r);
-	ASSERT_EQ(1, r.n);
-	EXPECT_EQ(2, l.v[r.starving[0]].tid);
-	EXPECT_EQ(T0 + 1, r.next_wake_ns);
-	detect_free(&d);
-	detect_result_free(&r);
-	task_list_free(&l);
+TEST_F(scan, nothing_waits_sleep_a_threshold)
+{
+	add(&self->l, 1, 0, 5, STARVD_TASK_RUNNING);
+	rescan(self);
+	EXPECT_EQ(0, self->r.n);
+	EXPECT_EQ(T0 + THRESH, self->r.next_wake_ns);
+}
+
+TEST_F(scan, wake_at_earliest_crossing)
+{
+	add(&self->l, 1, 3 * NSEC_PER_SEC, 1, STARVD_TASK_WAITING);
+	add(&self->l, 2, 15 * NSEC_PER_SEC, 1, STARVD_TASK_WAITING);
+	add(&self->l, 3, 1 * NSEC_PER_SEC, 1, STARVD_TASK_WAITING);
+	rescan(self);
+	EXPECT_EQ(0, self->r.n);
+	EXPECT_EQ(T0 + 5 * NSEC_PER_SEC, self->r.next_wake_ns);
+}
+
+TEST_F(scan, crossing_exactly_at_threshold_starves)
+{
+	add(&self->l, 1, THRESH - 1, 1, STARVD_TASK_WAITING);
+	add(&self->l, 2, THRESH, 1, STARVD_TASK_WAITING);
+	rescan(self);
+	ASSERT_EQ(1, self->r.n);
+	EXPECT_EQ(2, self->l.v[self->r.starving[0]].tid);
+	EXPECT_EQ(T0 + 1, self->r.next_wake_ns);
 }
 
 /* One report per episode; a new wait after running is a new episode. */
-TEST(episodes)
+TEST_F(scan, episodes)
 {
-	struct task_list l = { .read_time_ns = T0 };
-	struct detect_result r = {};
-	struct detect d;
-
-	detect_init(&d, THRESH, NULL, NULL);
-	add(&l, 7, THRESH + 5, 10, STARVD_TASK_WAITING);
-	detect_scan(&d, &l, &r);
-	EXPECT_EQ(1, r.n);
+	add(&self->l, 7, THRESH + 5, 10, STARVD_TASK_WAITING);
+	rescan(self);
+	EXPECT_EQ(1, self->r.n);
 	/* Same wait, later read: not again, and it does not drive wake-ups. */
-	l.read_time_ns += NSEC_PER_SEC;
-	l.v[0].wait_ns += NSEC_PER_SEC;
-	detect_scan(&d, &l, &r);
-	EXPECT_EQ(0, r.n);
-	EXPECT_EQ(l.read_time_ns + THRESH, r.next_wake_ns);
+	self->l.read_time_ns += NSEC_PER_SEC;
+	self->l.v[0].wait_ns += NSEC_PER_SEC;
+	rescan(self);
+	EXPECT_EQ(0, self->r.n);
+	EXPECT_EQ(self->l.read_time_ns + THRESH, self->r.next_wake_ns);
 	/* It ran (switch count moved) and starved again: new episode. */
-	l.v[0].nr_switches = 11;
-	detect_scan(&d, &l, &r);
-	EXPECT_EQ(1, r.n);
+	self->l.v[0].nr_switches = 11;
+	rescan(self);
+	EXPECT_EQ(1, self->r.n);
 	/* Gone from the read: forgotten. */
-	l.n = 0;
-	detect_scan(&d, &l, &r);
-	EXPECT_EQ(0, d.n);
-	detect_free(&d);
-	detect_result_free(&r);
-	task_list_free(&l);
+	self->l.n = 0;
+	rescan(self);
+	EXPECT_EQ(0, self->d.n);
 }
 
 /* A boost that did not let it run: reported again once forgotten. */
-TEST(forgotten_episode_reported_again)
+TEST_F(scan, forgotten_episode_reported_again)
 {
-	struct task_list l = { .read_time_ns = T0 };
-	struct detect_result r = {};
-	struct detect d;
-
-	detect_init(&d, THRESH, NULL, NULL);
-	add(&l, 7, THRESH, 10, STARVD_TASK_WAITING);
-	detect_scan(&d, &l, &r);
-	EXPECT_EQ(1, r.n);
-	detect_forget(&d, 7);
-	detect_forget(&d, 8);	/* unknown: nothing happens */
-	l.v[0].wait_ns += NSEC_PER_SEC;
-	detect_scan(&d, &l, &r);
-	EXPECT_EQ(1, r.n);
-	detect_free(&d);
-	detect_result_free(&r);
-	task_list_free(&l);
+	add(&self->l, 7, THRESH, 10, STARVD_TASK_WAITING);
+	rescan(self);
+	EXPECT_EQ(1, self->r.n);
+	detect_forget(&self->d, 7);
+	detect_forget(&self->d, 8);	/* unknown: nothing happens */
+	self->l.v[0].wait_ns += NSEC_PER_SEC;
+	rescan(self);
+	EXPECT_EQ(1, self->r.n);
 }
 
-TEST(boosted_tasks_are_skipped)
+TEST_F(scan, boosted_tasks_are_skipped)
 {
-	struct task_list l = { .read_time_ns = T0 };
-	struct detect_result r = {};
-	struct detect d;
-
-	detect_init(&d, THRESH, boosting, NULL);
-	add(&l, 9, THRESH * 2, 1, STARVD_TASK_WAITING);
+	add(&self->l, 9, THRESH * 2, 1, STARVD_TASK_WAITING);
 	boosted_tid = 9;
-	EXPECT_TRUE(detect_handled(&d, 9));
-	EXPECT_FALSE(detect_handled(&d, 8));
-	detect_scan(&d, &l, &r);
-	EXPECT_EQ(0, r.n);
-	EXPECT_EQ(T0 + THRESH, r.next_wake_ns);
-	boosted_tid = 0;
-	detect_free(&d);
-	detect_result_free(&r);
-	task_list_free(&l);
+	EXPECT_TRUE(detect_handled(&self->d, 9));
+	EXPECT_FALSE(detect_handled(&self->d, 8));
+	rescan(self);
+	EXPECT_EQ(0, self->r.n);
+	EXPECT_EQ(T0 + THRESH, self->r.next_wake_ns);
 }
 
 /*
  * -l: as stalld, a task that keeps waiting is reported again every
  * threshold; the next wake-up is the repeat's crossing; a run ends it.
  */
-TEST(log_only_repeats_every_threshold)
+TEST_F(scan, log_only_repeats_every_threshold)
 {
-	struct task_list l = { .read_time_ns = T0 };
-	struct detect_result r = {};
-	struct detect d;
-
-	detect_init(&d, THRESH, NULL, NULL);
-	add(&l, 7, THRESH + 5, 10, STARVD_TASK_WAITING);
-	detect_scan(&d, &l, &r);
-	ASSERT_EQ(1, r.n);
-	detect_repeat(&d, 7, THRESH + 5 + THRESH);
+	add(&self->l, 7, THRESH + 5, 10, STARVD_TASK_WAITING);
+	rescan(self);
+	ASSERT_EQ(1, self->r.n);
+	detect_repeat(&self->d, 7, THRESH + 5 + THRESH);
 	/* 1 s later: not yet; wake when the repeat is due. */
-	l.read_time_ns += NSEC_PER_SEC;
-	l.v[0].wait_ns += NSEC_PER_SEC;
-	detect_scan(&d, &l, &r);
-	EXPECT_EQ(0, r.n);
-	EXPECT_EQ(l.read_time_ns + THRESH - NSEC_PER_SEC, r.next_wake_ns);
+	self->l.read_time_ns += NSEC_PER_SEC;
+	self->l.v[0].wait_ns += NSEC_PER_SEC;
+	rescan(self);
+	EXPECT_EQ(0, self->r.n);
+	EXPECT_EQ(self->l.read_time_ns + THRESH - NSEC_PER_SEC, self->r.next_wake_ns);
 	/* Due: reported again, once, until armed again. */
-	l.read_time_ns += THRESH - NSEC_PER_SEC;
-	l.v[0].wait_ns += THRESH - NSEC_PER_SEC;
-	detect_scan(&d, &l, &r);
-	EXPECT_EQ(1, r.n);
-	detect_scan(&d, &l, &r);
-	EXPECT_EQ(0, r.n);
-	detect_repeat(&d, 7, l.v[0].wait_ns + THRESH);
+	self->l.read_time_ns += THRESH - NSEC_PER_SEC;
+	self->l.v[0].wait_ns += THRESH - NSEC_PER_SEC;
+	rescan(self);
+	EXPECT_EQ(1, self->r.n);
+	rescan(self);
+	EXPECT_EQ(0, self->r.n);
+	detect_repeat(&self->d, 7, self->l.v[0].wait_ns + THRESH);
 	/* It ran: a new wait under the threshold is not reported. */
-	l.v[0].nr_switches = 11;
-	l.v[0].wait_ns = NSEC_PER_SEC;
-	detect_scan(&d, &l, &r);
-	EXPECT_EQ(0, r.n);
-	EXPECT_EQ(l.read_time_ns + THRESH - NSEC_PER_SEC, r.next_wake_ns);
-	detect_free(&d);
-	detect_result_free(&r);
-	task_list_free(&l);
+	self->l.v[0].nr_switches = 11;
+	self->l.v[0].wait_ns = NSEC_PER_SEC;
+	rescan(self);
+	EXPECT_EQ(0, self->r.n);
+	EXPECT_EQ(self->l.read_time_ns + THRESH - NSEC_PER_SEC, self->r.next_wake_ns);
 }
 
 /*
