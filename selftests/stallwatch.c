@@ -13,8 +13,10 @@
  * times out) is explained by this file: the lock, the kernel thread and
  * the CPU it waits for. It prints nothing while it runs (the console may
  * be what starves) and ends after SECONDS, or with its parent.
+ * With -l, each report also copies ITER, a pinned task iterator that
+ * names the owner of every lock a task waits for (bpf/lockwait.bpf.c).
  *
- * Usage: stallwatch [-c CPU] [-t THRESHOLD_MS] -o FILE -s SECONDS
+ * Usage: stallwatch [-c CPU] [-t THRESHOLD_MS] [-l ITER] -o FILE -s SECONDS
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -53,6 +55,7 @@ static unsigned int gen;
 static int out_fd = -1;
 static unsigned long long threshold_ns = 2 * NSEC_PER_SEC;
 static int watch_cpu;
+static const char *lockwait;
 
 static void say(const char *fmt, ...)
 {
@@ -85,20 +88,20 @@ static struct slot *lookup(int tid)
 	return NULL;
 }
 
-static void dump_file(const char *dir, const char *name, const char *indent)
+/* Copies a file (read to its end: an iterator gives a record per read). */
+static void dump_file(const char *path, const char *indent)
 {
-	char path[340], buf[4096], *line, *save;
-	int fd, n;
+	char buf[16384], *line, *save;
+	int fd, n, len = 0;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	n = read(fd, buf, sizeof(buf) - 1);
+	while (len < (int)sizeof(buf) - 1 &&
+	       (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += n;
 	close(fd);
-	if (n <= 0)
-		return;
-	buf[n] = '\0';
+	buf[len] = '\0';
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save))
 		say("%s%s\n", indent, line);
@@ -144,7 +147,7 @@ static void scan(unsigned long long now)
 {
 	struct dirent *pe, *te;
 	DIR *pd, *td;
-	char pdir[300], tdir[320], comm[64], buf[1024], state;
+	char pdir[300], tdir[340], comm[64], buf[1024], state;
 	const char *f;
 	bool header = false;
 	int cpu, tid, i;
@@ -170,7 +173,7 @@ static void scan(unsigned long long now)
 			if (!isdigit((unsigned char)te->d_name[0]))
 				continue;
 			tid = atoi(te->d_name);
-			snprintf(tdir, sizeof(tdir), "%s/%d", pdir, tid);
+			snprintf(tdir, sizeof(tdir), "%s/%d/stack", pdir, tid);
 			f = task_stat_field(tid, 3, buf, sizeof(buf));
 			if (!f)
 				continue;
@@ -216,20 +219,24 @@ static void scan(unsigned long long now)
 			    state == 'D' ? "blocked" : "runnable, not run:",
 			    tid, comm, pe->d_name, cpu, (now - s->since) / 1e9,
 			    state == 'D' ? "" : " (no CPU time)");
-			dump_file(tdir, "stack", "    ");
+			dump_file(tdir, "    ");
 		}
 		closedir(td);
 	}
 	closedir(pd);
 	if (!header)
 		return;
+	if (lockwait) {
+		say("  lock waits (task, then each lock and its owner):\n");
+		dump_file(lockwait, "    ");
+	}
 	for (i = 0; i < nheld; i++) {
-		snprintf(tdir, sizeof(tdir), "/proc/%d", held[i]);
+		snprintf(tdir, sizeof(tdir), "/proc/%d/stack", held[i]);
 		task_comm(held[i], comm, sizeof(comm));
 		f = task_stat_field(held[i], 39, buf, sizeof(buf));
 		say("runnable elsewhere, not run for %.1f s or more: %d %s on CPU %d\n",
 		    threshold_ns / 1e9, held[i], comm, f ? atoi(f) : -1);
-		dump_file(tdir, "stack", "    ");
+		dump_file(tdir, "    ");
 	}
 	say("  ran in the last %.2f s:\n", SCAN_NS / 1e9);
 	for (i = 0; i < nran; i++)
@@ -246,9 +253,11 @@ int main(int argc, char **argv)
 	struct timespec next;
 	cpu_set_t set;
 
-	while ((opt = getopt(argc, argv, "c:o:s:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:l:o:s:t:")) != -1) {
 		if (opt == 'c')
 			watch_cpu = atoi(optarg);
+		else if (opt == 'l')
+			lockwait = optarg;
 		else if (opt == 'o')
 			path = optarg;
 		else if (opt == 's')
@@ -259,7 +268,8 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	if (!path || seconds <= 0 || !threshold_ns) {
-		fprintf(stderr, "usage: stallwatch [-c CPU] [-t THRESHOLD_MS] -o FILE -s SECONDS\n");
+		fprintf(stderr, "usage: stallwatch [-c CPU] [-t THRESHOLD_MS] [-l ITER]\n"
+			"                  -o FILE -s SECONDS\n");
 		return 2;
 	}
 	out_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);

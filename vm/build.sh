@@ -13,7 +13,8 @@ cd "$STARVD_TOP"
 case ${1:-} in
 64)
 	o=build bin=user cc=gcc
-	mk=()
+	# and the lock-owner iterator of the guests' stallwatch
+	mk=(all "$o/lockwait.bpf.o")
 	selftest_libs=()
 	;;
 32)

@@ -145,7 +145,16 @@ load
 # in the results share, so that a guest that hangs still leaves it.
 sw=${STARVD_VM_RESULTS:-/dev/shm}/stallwatch
 rm -f "$sw"
-"$B/selftests/stallwatch" -t 3000 -o "$sw" -s 3600 &
+# With BPF, it also names each lock's owner (bpf/lockwait.bpf.c): pinned
+# now, read at a stall without an exec (the stall may hold up the 9p root).
+lw=/sys/fs/bpf/starvd-lockwait
+rm -f "$lw"
+lwopt=
+if [ -e "$B/lockwait.bpf.o" ] && bpftool iter pin "$B/lockwait.bpf.o" "$lw" 2>/dev/null; then
+	lwopt="-l $lw"
+fi
+# shellcheck disable=SC2086 # $lwopt: an option and its argument, or nothing
+"$B/selftests/stallwatch" -t 3000 $lwopt -o "$sw" -s 3600 &
 watch=$!
 for be in ${STARVD_VM_BACKENDS:-netlink}; do
 	before=$(wc -l <"$RESULTS")
@@ -158,6 +167,7 @@ for be in ${STARVD_VM_BACKENDS:-netlink}; do
 done
 kill $watch
 wait $watch 2>/dev/null
+rm -f "$lw"
 if [ -s "$sw" ]; then
 	echo "# stallwatch: tasks stuck for 3 s or more during the suites:"
 	sed 's/^/# /' "$sw"
