@@ -418,6 +418,17 @@ bool daemon_output_has(const struct daemon_proc *d, const char *s)
 	return strstr(d->out, s) || strstr(d->err, s);
 }
 
+const char *daemon_out_tail(const struct daemon_proc *d, size_t max)
+{
+	const char *t = d->out;
+
+	if (d->out_len > max) {
+		t = d->out + d->out_len - max;
+		t = strchr(t, '\n') ? strchr(t, '\n') + 1 : t;
+	}
+	return t;
+}
+
 void daemon_trim(struct daemon_proc *d, size_t keep_err)
 {
 	size_t drop;

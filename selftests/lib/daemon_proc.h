@@ -65,6 +65,8 @@ int run_capture_for(const char *const *argv, char *out, size_t len,
 
 /* Did stdout or stderr contain @s? */
 bool daemon_output_has(const struct daemon_proc *d, const char *s);
+/* The last @max bytes of what it printed on stdout (its events), whole lines. */
+const char *daemon_out_tail(const struct daemon_proc *d, size_t max);
 /*
  * For long runs: forget the stdout lines daemon_wait_event() has returned
  * and all but the last @keep_err bytes of stderr, so the buffers never

@@ -142,8 +142,8 @@ static inline void add_victim(struct __test_metadata *_metadata,
 #define WAIT_EVENT(ev, tid) \
 	ASSERT_EQ(0, daemon_wait_event(self->d, ev, tid, EVENT_MS, \
 				       self->line, sizeof(self->line))) \
-		TH_LOG("no '%s' event for %d; stderr:\n%s", ev, (int)(tid), \
-		       self->d->err)
+		TH_LOG("no '%s' event for %d; events:\n%sstderr:\n%s", ev, \
+		       (int)(tid), daemon_out_tail(self->d, 4096), self->d->err)
 
 /* SCHED_FIFO @prio busy loops on every CPU but the test CPU (it has one). */
 static inline int hog_other_cpus(FIXTURE_DATA(starve) *self, pid_t *hogs,
