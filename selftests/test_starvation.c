@@ -369,9 +369,7 @@ TEST_F_TIMEOUT(starve, concurrent_boosts, 40)
 	START("-t", "0.5", "-d", "2");
 	/* Both boosts start before either ends. */
 	while (!(b1 && b2)) {
-		ASSERT_EQ(0, daemon_wait_event(self->d, NULL, 0, EVENT_MS,
-					       self->line,
-					       sizeof(self->line)));
+		WAIT_EVENT(NULL, 0);
 		json_str(self->line, "event", ev, sizeof(ev));
 		ASSERT_STRNE("restore", ev);
 		if (strcmp(ev, "boost"))

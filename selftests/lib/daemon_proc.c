@@ -263,23 +263,14 @@ bool daemon_wait_output(struct daemon_proc *d, const char *s, int ms)
 	return daemon_output_has(d, s);
 }
 
-/*
- * Where a daemon that outlived its stop timeout is, for the test's log:
- * each thread's state, wait channel and kernel stack (root can read them),
- * and the last lines it printed. A daemon must stop promptly: this says
- * whether it was starvd's code or the kernel that held it.
- */
-static void daemon_explain(struct daemon_proc *d, int sig, int timeout_ms)
+void daemon_where(const struct daemon_proc *d)
 {
 	const char *const what[] = { "stat", "wchan", "stack" };
 	char path[96], buf[4096];
-	const char *tail;
 	size_t i;
 	ssize_t n;
 	int fd;
 
-	fprintf(stderr, "# starvd (pid %d) still running %d ms after signal %d:\n",
-		(int)d->pid, timeout_ms, sig);
 	for (i = 0; i < sizeof(what) / sizeof(what[0]); i++) {
 		snprintf(path, sizeof(path), "/proc/%d/%s", (int)d->pid, what[i]);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -289,6 +280,20 @@ static void daemon_explain(struct daemon_proc *d, int sig, int timeout_ms)
 		buf[n > 0 ? n : 0] = 0;
 		fprintf(stderr, "#   %s: %s\n", what[i], n > 0 ? buf : "(unreadable)");
 	}
+}
+
+/*
+ * A daemon that outlived its stop timeout: where it is and the last lines
+ * it printed. A daemon must stop promptly: this says whether it was
+ * starvd's code or the kernel that held it.
+ */
+static void daemon_explain(struct daemon_proc *d, int sig, int timeout_ms)
+{
+	const char *tail;
+
+	fprintf(stderr, "# starvd (pid %d) still running %d ms after signal %d:\n",
+		(int)d->pid, timeout_ms, sig);
+	daemon_where(d);
 	tail = strlen(d->err) > 1024 ? d->err + strlen(d->err) - 1024 : d->err;
 	fprintf(stderr, "#   its stderr ends with:\n%s\n", tail);
 }

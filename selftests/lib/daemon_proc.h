@@ -65,6 +65,11 @@ int run_capture_for(const char *const *argv, char *out, size_t len,
 
 /* Did stdout or stderr contain @s? */
 bool daemon_output_has(const struct daemon_proc *d, const char *s);
+/*
+ * Where it is, on stderr: its state, wait channel and kernel stack (root
+ * can read them), for a test that waited for it in vain.
+ */
+void daemon_where(const struct daemon_proc *d);
 /* The last @max bytes of what it printed on stdout (its events), whole lines. */
 const char *daemon_out_tail(const struct daemon_proc *d, size_t max);
 /*

@@ -139,11 +139,17 @@ static inline void add_victim(struct __test_metadata *_metadata,
 		TH_LOG("starvd did not start within %d ms; stderr:\n%s", \
 		       EVENT_MS, self->d->err)
 
-#define WAIT_EVENT(ev, tid) \
-	ASSERT_EQ(0, daemon_wait_event(self->d, ev, tid, EVENT_MS, \
-				       self->line, sizeof(self->line))) \
-		TH_LOG("no '%s' event for %d; events:\n%sstderr:\n%s", ev, \
-		       (int)(tid), daemon_out_tail(self->d, 4096), self->d->err)
+/* Or fail, saying what starvd printed and where it is. */
+#define WAIT_EVENT(ev, tid) do { \
+	int _ret = daemon_wait_event(self->d, ev, tid, EVENT_MS, \
+				     self->line, sizeof(self->line)); \
+	if (_ret) \
+		daemon_where(self->d); \
+	ASSERT_EQ(0, _ret) \
+		TH_LOG("no '%s' event for %d; events:\n%sstderr:\n%s", \
+		       (ev) ? (ev) : "any", (int)(tid), \
+		       daemon_out_tail(self->d, 4096), self->d->err); \
+} while (0)
 
 /* SCHED_FIFO @prio busy loops on every CPU but the test CPU (it has one). */
 static inline int hog_other_cpus(FIXTURE_DATA(starve) *self, pid_t *hogs,
