@@ -263,7 +263,7 @@ bool daemon_wait_output(struct daemon_proc *d, const char *s, int ms)
 	return daemon_output_has(d, s);
 }
 
-void daemon_where(const struct daemon_proc *d)
+void task_where(pid_t tid)
 {
 	const char *const what[] = { "stat", "wchan", "stack" };
 	char path[96], buf[4096];
@@ -272,7 +272,7 @@ void daemon_where(const struct daemon_proc *d)
 	int fd;
 
 	for (i = 0; i < sizeof(what) / sizeof(what[0]); i++) {
-		snprintf(path, sizeof(path), "/proc/%d/%s", (int)d->pid, what[i]);
+		snprintf(path, sizeof(path), "/proc/%d/%s", (int)tid, what[i]);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
 		if (fd >= 0)
@@ -280,6 +280,11 @@ void daemon_where(const struct daemon_proc *d)
 		buf[n > 0 ? n : 0] = 0;
 		fprintf(stderr, "#   %s: %s\n", what[i], n > 0 ? buf : "(unreadable)");
 	}
+}
+
+void daemon_where(const struct daemon_proc *d)
+{
+	task_where(d->pid);
 }
 
 /*

@@ -70,6 +70,8 @@ bool daemon_output_has(const struct daemon_proc *d, const char *s);
  * can read them), for a test that waited for it in vain.
  */
 void daemon_where(const struct daemon_proc *d);
+/* The same for any task (a victim that was not reported). */
+void task_where(pid_t tid);
 /* The last @max bytes of what it printed on stdout (its events), whole lines. */
 const char *daemon_out_tail(const struct daemon_proc *d, size_t max);
 /*

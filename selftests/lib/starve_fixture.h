@@ -143,8 +143,14 @@ static inline void add_victim(struct __test_metadata *_metadata,
 #define WAIT_EVENT(ev, tid) do { \
 	int _ret = daemon_wait_event(self->d, ev, tid, EVENT_MS, \
 				     self->line, sizeof(self->line)); \
-	if (_ret) \
+	if (_ret) { \
+		fprintf(stderr, "# starvd:\n"); \
 		daemon_where(self->d); \
+		if (tid) { \
+			fprintf(stderr, "# task %d:\n", (int)(tid)); \
+			task_where(tid); \
+		} \
+	} \
 	ASSERT_EQ(0, _ret) \
 		TH_LOG("no '%s' event for %d; events:\n%sstderr:\n%s", \
 		       (ev) ? (ev) : "any", (int)(tid), \
