@@ -66,7 +66,8 @@ $(O)/vmlinux.h: $(VMLINUX_H)
 $(VMLINUX_H):
 	@echo "no $@ for $(ARCH_BPF): make VMLINUX_H=FILE (see bpf/vmlinux/gen.sh)"; exit 1
 
-$(O)/%.bpf.o: bpf/%.bpf.c bpf/starvd_bpf.h include/starvd/abi.h $(O)/vmlinux.h
+$(O)/%.bpf.o: bpf/%.bpf.c bpf/starvd_bpf.h bpf/task_core.h include/starvd/abi.h \
+		$(O)/vmlinux.h
 	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH_BPF) -I$(O) \
 		-Iinclude -Wall -fdebug-prefix-map=$(CURDIR)=. -c $< -o $@
 

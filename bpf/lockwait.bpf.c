@@ -15,6 +15,8 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 
+#include "task_core.h"
+
 char LICENSE[] SEC("license") = "GPL";
 
 #define MAX_CHAIN	4
@@ -36,7 +38,7 @@ int lockwait(struct bpf_iter__task *ctx)
 		return 0;
 	BPF_CORE_READ_STR_INTO(&comm, t, comm);
 	BPF_SEQ_PRINTF(seq, "%d %s (CPU %u, prio %d)", BPF_CORE_READ(t, pid),
-		       comm, BPF_CORE_READ(t, thread_info.cpu),
+		       comm, task_cpu(t),
 		       BPF_CORE_READ(t, prio));
 	for (i = 0; i < MAX_CHAIN && w; i++) {
 		struct rt_mutex_base *lock = BPF_CORE_READ(w, lock);
@@ -52,7 +54,7 @@ int lockwait(struct bpf_iter__task *ctx)
 		BPF_CORE_READ_STR_INTO(&comm, o, comm);
 		BPF_SEQ_PRINTF(seq, " held by %d %s (CPU %u, prio %d)",
 			       BPF_CORE_READ(o, pid), comm,
-			       BPF_CORE_READ(o, thread_info.cpu),
+			       task_cpu(o),
 			       BPF_CORE_READ(o, prio));
 		w = BPF_CORE_READ(o, pi_blocked_on);
 	}

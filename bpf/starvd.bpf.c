@@ -25,6 +25,7 @@
 #include <starvd/abi.h>
 
 #include "starvd_bpf.h"
+#include "task_core.h"
 
 #define TASK_RUNNING		0
 #define TASK_ON_RQ_QUEUED	1
@@ -61,34 +62,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct wait_start);
 } waits SEC(".maps");
-
-/* Linux 5.14 renamed task_struct.state to __state. */
-struct task_struct___pre514 {
-	long state;
-} __attribute__((preserve_access_index));
-
-/* Linux 5.16 moved the CPU of a task into thread_info on x86. */
-struct task_struct___pre516 {
-	unsigned int cpu;
-} __attribute__((preserve_access_index));
-
-static __always_inline long task_state(struct task_struct *t)
-{
-	struct task_struct___pre514 *old = (void *)t;
-
-	if (bpf_core_field_exists(t->__state))
-		return BPF_CORE_READ(t, __state);
-	return BPF_CORE_READ(old, state);
-}
-
-static __always_inline int task_cpu(struct task_struct *t)
-{
-	struct task_struct___pre516 *old = (void *)t;
-
-	if (bpf_core_field_exists(t->thread_info.cpu))
-		return BPF_CORE_READ(t, thread_info.cpu);
-	return BPF_CORE_READ(old, cpu);
-}
 
 static __always_inline bool cpu_monitored(int cpu)
 {

@@ -140,7 +140,10 @@ static void note_run(int tid, int cpu, unsigned long long ns, const char *comm)
  * PREEMPT_RT a sleeping spinlock's owner starved behind a busy loop).
  * Printed, with their stacks, only next to a report of a stuck task.
  */
-static int held[32];
+static struct {
+	int tid;
+	unsigned long long ns;	/* not run for */
+} held[32];
 static int nheld;
 
 static void scan(unsigned long long now)
@@ -173,7 +176,6 @@ static void scan(unsigned long long now)
 			if (!isdigit((unsigned char)te->d_name[0]))
 				continue;
 			tid = atoi(te->d_name);
-			snprintf(tdir, sizeof(tdir), "%s/%d/stack", pdir, tid);
 			f = task_stat_field(tid, 3, buf, sizeof(buf));
 			if (!f)
 				continue;
@@ -205,8 +207,10 @@ static void scan(unsigned long long now)
 			 * elsewhere they are the tests' victims.
 			 */
 			if (state == 'R' && cpu != watch_cpu) {
-				if (nheld < (int)ARRAY_SIZE(held))
-					held[nheld++] = tid;
+				if (nheld < (int)ARRAY_SIZE(held)) {
+					held[nheld].tid = tid;
+					held[nheld++].ns = now - s->since;
+				}
 				continue;
 			}
 			s->reported = true;
@@ -219,6 +223,7 @@ static void scan(unsigned long long now)
 			    state == 'D' ? "blocked" : "runnable, not run:",
 			    tid, comm, pe->d_name, cpu, (now - s->since) / 1e9,
 			    state == 'D' ? "" : " (no CPU time)");
+			snprintf(tdir, sizeof(tdir), "%s/%d/stack", pdir, tid);
 			dump_file(tdir, "    ");
 		}
 		closedir(td);
@@ -231,11 +236,12 @@ static void scan(unsigned long long now)
 		dump_file(lockwait, "    ");
 	}
 	for (i = 0; i < nheld; i++) {
-		snprintf(tdir, sizeof(tdir), "/proc/%d/stack", held[i]);
-		task_comm(held[i], comm, sizeof(comm));
-		f = task_stat_field(held[i], 39, buf, sizeof(buf));
-		say("runnable elsewhere, not run for %.1f s or more: %d %s on CPU %d\n",
-		    threshold_ns / 1e9, held[i], comm, f ? atoi(f) : -1);
+		tid = held[i].tid;
+		task_comm(tid, comm, sizeof(comm));
+		f = task_stat_field(tid, 39, buf, sizeof(buf));
+		say("runnable elsewhere, not run: %d %s on CPU %d for %.1f s\n",
+		    tid, comm, f ? atoi(f) : -1, held[i].ns / 1e9);
+		snprintf(tdir, sizeof(tdir), "/proc/%d/stack", tid);
 		dump_file(tdir, "    ");
 	}
 	say("  ran in the last %.2f s:\n", SCAN_NS / 1e9);

@@ -150,8 +150,12 @@ rm -f "$sw"
 lw=/sys/fs/bpf/starvd-lockwait
 rm -f "$lw"
 lwopt=
-if [ -e "$B/lockwait.bpf.o" ] && bpftool iter pin "$B/lockwait.bpf.o" "$lw" 2>/dev/null; then
-	lwopt="-l $lw"
+if [ -e "$B/lockwait.bpf.o" ]; then
+	if err=$(bpftool iter pin "$B/lockwait.bpf.o" "$lw" 2>&1); then
+		lwopt="-l $lw"
+	else
+		echo "# stallwatch will not name lock owners: bpftool iter pin $B/lockwait.bpf.o failed: $(echo "$err" | tail -n 1)"
+	fi
 fi
 # shellcheck disable=SC2086 # $lwopt: an option and its argument, or nothing
 "$B/selftests/stallwatch" -t 3000 $lwopt -o "$sw" -s 3600 &

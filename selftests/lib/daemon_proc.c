@@ -282,11 +282,6 @@ void task_where(pid_t tid)
 	}
 }
 
-void daemon_where(const struct daemon_proc *d)
-{
-	task_where(d->pid);
-}
-
 /*
  * A daemon that outlived its stop timeout: where it is and the last lines
  * it printed. A daemon must stop promptly: this says whether it was
@@ -298,7 +293,7 @@ static void daemon_explain(struct daemon_proc *d, int sig, int timeout_ms)
 
 	fprintf(stderr, "# starvd (pid %d) still running %d ms after signal %d:\n",
 		(int)d->pid, timeout_ms, sig);
-	daemon_where(d);
+	task_where(d->pid);
 	tail = strlen(d->err) > 1024 ? d->err + strlen(d->err) - 1024 : d->err;
 	fprintf(stderr, "#   its stderr ends with:\n%s\n", tail);
 }

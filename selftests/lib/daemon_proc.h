@@ -66,11 +66,9 @@ int run_capture_for(const char *const *argv, char *out, size_t len,
 /* Did stdout or stderr contain @s? */
 bool daemon_output_has(const struct daemon_proc *d, const char *s);
 /*
- * Where it is, on stderr: its state, wait channel and kernel stack (root
- * can read them), for a test that waited for it in vain.
+ * Where a task (starvd, a victim) is, on stderr: its state, wait channel
+ * and kernel stack (root can read them), for a test that waited in vain.
  */
-void daemon_where(const struct daemon_proc *d);
-/* The same for any task (a victim that was not reported). */
 void task_where(pid_t tid);
 /* The last @max bytes of what it printed on stdout (its events), whole lines. */
 const char *daemon_out_tail(const struct daemon_proc *d, size_t max);

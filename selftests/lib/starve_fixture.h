@@ -145,7 +145,7 @@ static inline void add_victim(struct __test_metadata *_metadata,
 				     self->line, sizeof(self->line)); \
 	if (_ret) { \
 		fprintf(stderr, "# starvd:\n"); \
-		daemon_where(self->d); \
+		task_where(self->d->pid); \
 		if (tid) { \
 			fprintf(stderr, "# task %d:\n", (int)(tid)); \
 			task_where(tid); \
