@@ -54,6 +54,8 @@ struct {
 
 struct wait_start {
 	__u64 start_ns;		/* CLOCK_MONOTONIC */
+	__u32 seeded;		/* queued before the programs saw it */
+	__u32 pad;
 };
 
 struct {
@@ -125,8 +127,10 @@ int BPF_PROG(track_migrate, struct task_struct *p, int dest_cpu)
 	__u32 tid = p->pid;
 
 	w = bpf_map_lookup_elem(&waits, &tid);
-	if (w)
+	if (w) {
 		w->start_ns = bpf_ktime_get_ns();
+		w->seeded = 0;
+	}
 	return 0;
 }
 
@@ -139,27 +143,43 @@ int BPF_PROG(track_exit, struct task_struct *p)
 	return 0;
 }
 
-/* Start of @t's current wait in CLOCK_MONOTONIC ns, 0 if not known. */
-static __always_inline __u64 wait_start_ns(struct task_struct *t)
+/*
+ * Start of @t's current wait in CLOCK_MONOTONIC ns, 0 if not known; sets
+ * STARVD_TASK_WAIT_LOWER_BOUND in @flags when the start is only a bound.
+ */
+static __always_inline __u64 wait_start_ns(struct task_struct *t,
+					   __u32 *flags)
 {
 	__u64 queued;
 
 	if (mode == STARVD_MODE_TRACKING) {
-		struct wait_start seed = { .start_ns = prog_state.read_ns };
+		struct wait_start seed = {
+			.start_ns = prog_state.read_ns,
+			.seeded = 1,
+		};
 		__u32 tid = t->pid;
 		struct wait_start *w = bpf_map_lookup_elem(&waits, &tid);
 
-		if (w)
+		if (w) {
+			if (w->seeded)
+				*flags |= STARVD_TASK_WAIT_LOWER_BOUND;
 			return w->start_ns;
+		}
 		/*
 		 * Queued since before the programs were attached: it has
 		 * waited at least since now. Track it from here.
 		 */
 		bpf_map_update_elem(&waits, &tid, &seed, BPF_NOEXIST);
+		*flags |= STARVD_TASK_WAIT_LOWER_BOUND;
 		return prog_state.read_ns;
 	}
+	/* Unstamped (see abi.h), or the clock not calibrated yet. */
 	queued = BPF_CORE_READ(t, sched_info.last_queued);
-	return queued && prog_state.offset ? queued + prog_state.offset : 0;
+	if (!queued || !prog_state.offset) {
+		*flags |= STARVD_TASK_WAIT_LOWER_BOUND;
+		return 0;
+	}
+	return queued + prog_state.offset;
 }
 
 /*
@@ -226,12 +246,11 @@ int dump_tasks(struct bpf_iter__task *ctx)
 	} else {
 		if (BPF_CORE_READ(t, on_rq) != TASK_ON_RQ_QUEUED)
 			return 0;
-		start = wait_start_ns(t);
-		if (!start)
-			return 0;
+		start = wait_start_ns(t, &rec.flags);
 		now = prog_state.read_ns;
-		rec.wait_ns = start < now ? now - start : 0;
-		if (rec.wait_ns < input.min_wait_ns)
+		rec.wait_ns = start && start < now ? now - start : 0;
+		if (rec.wait_ns < input.min_wait_ns &&
+		    !(rec.flags & STARVD_TASK_WAIT_LOWER_BOUND))
 			return 0;
 		rec.state = STARVD_TASK_WAITING;
 	}

@@ -7,6 +7,10 @@
  * waited according to the scheduler's own bookkeeping
  * (task->sched_info.last_queued, set by sched_info_enqueue() from the run
  * queue clock, cleared when the task runs), plus the task on each CPU.
+ * A waiting task the scheduler did not stamp is reported too, with a wait
+ * of 0 and STARVD_TASK_WAIT_LOWER_BOUND (include/starvd/abi.h says when
+ * that happens): the caller, which sees it again on its next read with the
+ * same context-switch count, knows how long it has waited at least.
  *
  * No tracepoint probes, no state outside a request, no allocation in
  * scheduler context: a request allocates its snapshot in process context
@@ -138,7 +142,7 @@ static int starvd_check_perm(const struct sk_buff *skb,
 }
 
 static void starvd_fill_task(struct starvd_task *t, struct task_struct *p,
-			     int cpu, bool running, u64 wait)
+			     int cpu, bool running, u64 wait, u32 flags)
 {
 	t->tid = task_pid_nr(p);
 	t->tgid = task_tgid_nr(p);
@@ -146,6 +150,8 @@ static void starvd_fill_task(struct starvd_task *t, struct task_struct *p,
 	t->prio = READ_ONCE(p->prio);
 	t->policy = READ_ONCE(p->policy);
 	t->state = running ? STARVD_TASK_RUNNING : STARVD_TASK_WAITING;
+	t->flags = flags;
+	t->reserved = 0;
 	t->wait_ns = wait;
 	t->nr_switches = READ_ONCE(p->nvcsw) + READ_ONCE(p->nivcsw);
 	/* comm may change under us: copy it whole and terminate it. */
@@ -167,6 +173,7 @@ static unsigned int starvd_walk(struct starvd_task *rec, unsigned int cap,
 	for_each_process_thread(g, p) {
 		bool running;
 		u64 queued, wait = 0;
+		u32 flags = 0;
 		int cpu;
 
 		if (starvd_task_state(p) != TASK_RUNNING)
@@ -180,14 +187,14 @@ static unsigned int starvd_walk(struct starvd_task *rec, unsigned int cap,
 				continue;
 			queued = READ_ONCE(p->sched_info.last_queued);
 			if (!queued)
-				continue;
-			if (clk[cpu] > queued)
+				flags |= STARVD_TASK_WAIT_LOWER_BOUND;
+			else if (clk[cpu] > queued)
 				wait = clk[cpu] - queued;
-			if (wait < min_wait)
+			if (queued && wait < min_wait)
 				continue;
 		}
 		if (n < cap)
-			starvd_fill_task(&rec[n], p, cpu, running, wait);
+			starvd_fill_task(&rec[n], p, cpu, running, wait, flags);
 		n++;
 	}
 	rcu_read_unlock();
@@ -306,7 +313,8 @@ static int starvd_put_task(struct sk_buff *skb, int type,
 			      STARVD_A_TASK_PAD) ||
 	    nla_put_u64_64bit(skb, STARVD_A_TASK_NR_SWITCHES, t->nr_switches,
 			      STARVD_A_TASK_PAD) ||
-	    nla_put_string(skb, STARVD_A_TASK_COMM, t->comm)) {
+	    nla_put_string(skb, STARVD_A_TASK_COMM, t->comm) ||
+	    nla_put_u32(skb, STARVD_A_TASK_FLAGS, t->flags)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

@@ -19,6 +19,24 @@ static void add(struct task_list *l, uint32_t tid, uint64_t wait,
 	task_list_add(l, &t);
 }
 
+static void add_bound(struct task_list *l, uint32_t tid, uint64_t wait,
+		      uint64_t switches)
+{
+	add(l, tid, wait, switches, STARVD_TASK_WAITING);
+	l->v[l->n - 1].flags = STARVD_TASK_WAIT_LOWER_BOUND;
+}
+
+/* The next read, @dt later, of the same tasks: exact waits grow by @dt. */
+static void later(struct task_list *l, uint64_t dt)
+{
+	size_t i;
+
+	l->read_time_ns += dt;
+	for (i = 0; i < l->n; i++)
+		if (!(l->v[i].flags & STARVD_TASK_WAIT_LOWER_BOUND))
+			l->v[i].wait_ns += dt;
+}
+
 static uint32_t boosted_tid;
 
 static bool boosting(const struct booster *b, uint32_t tid)
@@ -123,6 +141,11 @@ TEST_F(scan, boosted_tasks_are_skipped)
 	rescan(self);
 	EXPECT_EQ(0, self->r.n);
 	EXPECT_EQ(T0 + THRESH, self->r.next_wake_ns);
+	/* The boost ended and did not let it run: starving again. */
+	boosted_tid = 0;
+	later(&self->l, NSEC_PER_SEC);
+	rescan(self);
+	EXPECT_EQ(1, self->r.n);
 }
 
 /*
@@ -155,6 +178,98 @@ TEST_F(scan, log_only_repeats_every_threshold)
 	rescan(self);
 	EXPECT_EQ(0, self->r.n);
 	EXPECT_EQ(self->l.read_time_ns + THRESH - NSEC_PER_SEC, self->r.next_wake_ns);
+}
+
+/*
+ * A wait the kernel did not stamp (wait 0, flagged): the reads prove it
+ * from the first that saw it, for as long as its switch count stays. It
+ * crosses the threshold a threshold after that read, reported as the
+ * lower bound it is.
+ */
+TEST_F(scan, unstamped_wait_counts_from_first_sight)
+{
+	add_bound(&self->l, 7, 0, 10);
+	rescan(self);
+	EXPECT_EQ(0, self->r.n);
+	EXPECT_EQ(T0 + THRESH, self->r.next_wake_ns);
+	later(&self->l, THRESH - 1);
+	self->l.v[0].wait_ns = 0;
+	rescan(self);
+	EXPECT_EQ(0, self->r.n);
+	EXPECT_EQ(THRESH - 1, self->l.v[0].wait_ns);
+	EXPECT_EQ(T0 + THRESH, self->r.next_wake_ns);
+	later(&self->l, 1);
+	self->l.v[0].wait_ns = 0;
+	rescan(self);
+	ASSERT_EQ(1, self->r.n);
+	EXPECT_EQ(THRESH, self->l.v[self->r.starving[0]].wait_ns);
+	EXPECT_TRUE(self->l.v[0].flags & STARVD_TASK_WAIT_LOWER_BOUND);
+	/* It ran: the bound starts again. */
+	later(&self->l, NSEC_PER_SEC);
+	self->l.v[0].wait_ns = 0;
+	self->l.v[0].nr_switches++;
+	rescan(self);
+	EXPECT_EQ(0, self->r.n);
+	EXPECT_EQ(0, self->l.v[0].wait_ns);
+	EXPECT_EQ(self->l.read_time_ns + THRESH, self->r.next_wake_ns);
+}
+
+/*
+ * A source's own bound (tracking mode, a task queued before it attached)
+ * wins when it is the longer; the reads' when they prove more.
+ */
+TEST_F(scan, lower_bound_is_the_longest_proven)
+{
+	add_bound(&self->l, 7, 3 * NSEC_PER_SEC, 10);
+	rescan(self);
+	EXPECT_EQ(3 * NSEC_PER_SEC, self->l.v[0].wait_ns);
+	later(&self->l, 2 * NSEC_PER_SEC);
+	self->l.v[0].wait_ns = NSEC_PER_SEC;	/* the source restarted */
+	rescan(self);
+	EXPECT_EQ(5 * NSEC_PER_SEC, self->l.v[0].wait_ns);
+	later(&self->l, NSEC_PER_SEC);
+	self->l.v[0].wait_ns = 10 * NSEC_PER_SEC;
+	rescan(self);
+	EXPECT_EQ(10 * NSEC_PER_SEC, self->l.v[0].wait_ns);
+}
+
+/* An exact wait is the source's, even when it restarts (a migration). */
+TEST_F(scan, exact_wait_is_taken_as_read)
+{
+	add(&self->l, 7, 5 * NSEC_PER_SEC, 10, STARVD_TASK_WAITING);
+	rescan(self);
+	later(&self->l, 4 * NSEC_PER_SEC);
+	self->l.v[0].wait_ns = NSEC_PER_SEC;
+	rescan(self);
+	EXPECT_EQ(NSEC_PER_SEC, self->l.v[0].wait_ns);
+	EXPECT_EQ(self->l.read_time_ns + THRESH - NSEC_PER_SEC,
+		  self->r.next_wake_ns);
+}
+
+/* Many waiters, in any order: each one's wait is found again. */
+TEST_F(scan, many_unstamped_waiters)
+{
+	size_t i;
+	int tid;
+
+	for (tid = 500; tid > 0; tid -= 3)
+		add_bound(&self->l, tid, 0, tid);
+	rescan(self);
+	EXPECT_EQ(0, self->r.n);
+	later(&self->l, THRESH);
+	self->l.v[17].nr_switches++;	/* this one ran */
+	rescan(self);
+	EXPECT_EQ(self->l.n - 1, self->r.n);
+	for (i = 0; i < self->l.n; i++)
+		EXPECT_EQ(i == 17 ? 0 : THRESH, self->l.v[i].wait_ns);
+	/* Reported again, its bound kept (a boost that did not help). */
+	detect_forget(&self->d, self->l.v[3].tid);
+	later(&self->l, 1);
+	rescan(self);
+	ASSERT_EQ(1, self->r.n);
+	EXPECT_EQ(self->l.v[3].tid, self->l.v[self->r.starving[0]].tid);
+	EXPECT_EQ(THRESH + 1, self->l.v[3].wait_ns);
+	EXPECT_EQ(1, self->l.v[17].wait_ns);
 }
 
 /*

@@ -173,6 +173,19 @@ TEST(starving)
 	ASSERT_TRUE(o != NULL);
 	ASSERT_TRUE(json_object_object_get_ex(o, "holder", &h));
 	EXPECT_TRUE(h == NULL);
+	ASSERT_TRUE(json_object_object_get_ex(o, "wait_lower_bound", &h));
+	EXPECT_FALSE(json_object_get_boolean(h));
+	json_object_put(o);
+
+	/* A wait the kernel did not stamp: stalld's words, then a bound. */
+	ev.task.flags = STARVD_TASK_WAIT_LOWER_BOUND;
+	event_text(&ev, text, sizeof(text));
+	EXPECT_STREQ("kworker/1:2-212 starved on CPU 1 for 20 seconds (waited at least 20.004 s) stack: worker_thread <- kthread",
+		     text);
+	o = parse(&ev);
+	ASSERT_TRUE(o != NULL);
+	ASSERT_TRUE(json_object_object_get_ex(o, "wait_lower_bound", &h));
+	EXPECT_TRUE(json_object_get_boolean(h));
 	json_object_put(o);
 }
 

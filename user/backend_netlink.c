@@ -85,6 +85,7 @@ static struct nla_policy task_policy[STARVD_A_TASK_MAX + 1] = {
 	[STARVD_A_TASK_NR_SWITCHES]	= { .type = NLA_U64 },
 	[STARVD_A_TASK_COMM]		= { .type = NLA_STRING,
 					    .maxlen = STARVD_COMM_LEN },
+	[STARVD_A_TASK_FLAGS]		= { .type = NLA_U32 },
 };
 
 /* libnl error codes are not errno values. */
@@ -130,6 +131,8 @@ static int parse_task(struct nlattr *nest, struct starvd_task *t)
 		t->nr_switches = nla_get_u64(tb[STARVD_A_TASK_NR_SWITCHES]);
 	if (tb[STARVD_A_TASK_COMM])
 		nla_strlcpy(t->comm, tb[STARVD_A_TASK_COMM], sizeof(t->comm));
+	if (tb[STARVD_A_TASK_FLAGS])
+		t->flags = nla_get_u32(tb[STARVD_A_TASK_FLAGS]);
 	return 0;
 }
 

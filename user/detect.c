@@ -31,32 +31,40 @@ void detect_result_free(struct detect_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static struct episode *find_episode(struct detect *d, uint32_t tid)
+static int cmp_tid(const void *a, const void *b)
 {
-	size_t i;
+	const struct episode *x = a, *y = b;
 
-	for (i = 0; i < d->n; i++)
-		if (d->v[i].tid == tid)
-			return &d->v[i];
-	return NULL;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* @tid's wait among the first @n waits of @d (sorted by tid). */
+static struct episode *find_episode(struct detect *d, size_t n, uint32_t tid)
+{
+	struct episode key = { .tid = tid };
+
+	return bsearch(&key, d->v, n, sizeof(*d->v), cmp_tid);
 }
 
 void detect_forget(struct detect *d, uint32_t tid)
 {
-	struct episode *e = find_episode(d, tid);
+	struct episode *e = find_episode(d, d->n, tid);
 
-	if (e)
-		*e = d->v[--d->n];
+	if (e) {
+		e->reported = false;
+		e->repeat_ns = 0;
+	}
 }
 
 void detect_repeat(struct detect *d, uint32_t tid, uint64_t wait_ns)
 {
-	struct episode *e = find_episode(d, tid);
+	struct episode *e = find_episode(d, d->n, tid);
 
-	if (e)
+	if (e && e->reported)
 		e->repeat_ns = wait_ns;
 }
 
+/* Keep the waits this scan saw, sorted by tid for the next one. */
 static void prune_episodes(struct detect *d)
 {
 	size_t i, o = 0;
@@ -65,58 +73,67 @@ static void prune_episodes(struct detect *d)
 		if (d->v[i].gen == d->gen)
 			d->v[o++] = d->v[i];
 	d->n = o;
+	qsort(d->v, d->n, sizeof(*d->v), cmp_tid);
 }
 
-void detect_scan(struct detect *d, const struct task_list *l,
-		 struct detect_result *r)
+/*
+ * @t's wait (of a read at @read), recorded in @d: from an earlier read if
+ * @t has not run since, else new. Raises @t's wait to what the reads
+ * prove when the source gave only a lower bound.
+ */
+static struct episode *track_wait(struct detect *d, size_t old,
+				  struct starvd_task *t, uint64_t read)
 {
-	uint64_t next = l->read_time_ns + d->threshold_ns;
-	size_t i;
+	uint64_t start = t->wait_ns < read ? read - t->wait_ns : 0;
+	struct episode *e = find_episode(d, old, t->tid);
 
-	d->gen++;
-	r->n = 0;
-	for (i = 0; i < l->n; i++) {
-		const struct starvd_task *t = &l->v[i];
-		struct episode *e;
-
-		if (t->state != STARVD_TASK_WAITING)
-			continue;
-		if (detect_handled(d, t->tid))
-			continue;
-		e = find_episode(d, t->tid);
-		if (e && e->nr_switches == t->nr_switches) {
-			e->gen = d->gen;	/* still the same wait */
-			if (!e->repeat_ns)
-				continue;
-			if (t->wait_ns < e->repeat_ns) {
-				uint64_t cross = l->read_time_ns +
-						 (e->repeat_ns - t->wait_ns);
-
-				if (cross < next)
-					next = cross;
-				continue;
-			}
-			e->repeat_ns = 0;	/* the caller may arm it again */
-			goto starving;
-		}
-		if (t->wait_ns < d->threshold_ns) {
-			uint64_t cross = l->read_time_ns +
-					 (d->threshold_ns - t->wait_ns);
-
-			if (cross < next)
-				next = cross;
-			continue;
-		}
+	if (e && e->nr_switches == t->nr_switches) {
+		if (t->flags & STARVD_TASK_WAIT_LOWER_BOUND &&
+		    e->start_ns < start)
+			start = e->start_ns;
+	} else {
 		if (!e) {
 			grow_array((void **)&d->v, &d->cap, d->n + 1,
 				   sizeof(*d->v));
 			e = &d->v[d->n++];
 		}
-		e->tid = t->tid;
-		e->nr_switches = t->nr_switches;
-		e->gen = d->gen;
-		e->repeat_ns = 0;
-starving:
+		*e = (struct episode){ .tid = t->tid,
+				       .nr_switches = t->nr_switches };
+	}
+	e->gen = d->gen;
+	e->start_ns = start;
+	t->wait_ns = read - start;
+	return e;
+}
+
+void detect_scan(struct detect *d, struct task_list *l,
+		 struct detect_result *r)
+{
+	uint64_t read = l->read_time_ns, next = read + d->threshold_ns;
+	size_t i, old = d->n;
+
+	d->gen++;
+	r->n = 0;
+	for (i = 0; i < l->n; i++) {
+		struct starvd_task *t = &l->v[i];
+		struct episode *e;
+		uint64_t due;
+
+		if (t->state != STARVD_TASK_WAITING)
+			continue;
+		e = track_wait(d, old, t, read);
+		if (detect_handled(d, t->tid))
+			continue;
+		due = e->reported ? e->repeat_ns : d->threshold_ns;
+		if (!due)
+			continue;	/* reported, not to be repeated */
+		if (t->wait_ns < due) {
+			if (e->start_ns + due < next)
+				next = e->start_ns + due;
+			continue;
+		}
+		e->reported = true;
+		e->repeat_ns = 0;	/* the caller may arm it again */
 		grow_array((void **)&r->starving, &r->cap, r->n + 1,
 			   sizeof(*r->starving));
 		r->starving[r->n++] = i;

@@ -19,15 +19,19 @@
 #include "task_list.h"
 
 /*
- * A starvation episode is a task and its context-switch count: the same
- * episode is reported once; once the task has run, a new wait is a new
- * episode.
+ * A wait is a task and its context-switch count, from the first read that
+ * saw it waiting: while the count stays, the task has not run (switching
+ * out is what counts), so it has waited at least since that read. A wait
+ * that crosses the threshold is a starvation episode, reported once; once
+ * the task has run, a new wait is a new episode.
  */
 struct episode {
 	uint32_t tid;
-	uint64_t nr_switches;
 	uint32_t gen;
+	uint64_t nr_switches;
+	uint64_t start_ns;	/* earliest start this wait is known to have */
 	uint64_t repeat_ns;	/* report again at this wait; 0: never */
+	bool reported;		/* detect_scan() returned it */
 };
 
 struct booster;
@@ -37,7 +41,7 @@ typedef bool (*detect_boosting_fn)(const struct booster *b, uint32_t tid);
 
 struct detect {
 	uint64_t threshold_ns;
-	struct episode *v;
+	struct episode *v;	/* sorted by tid between scans */
 	size_t n, cap;
 	uint32_t gen;
 	detect_boosting_fn boosting;	/* NULL: nothing is ever boosted */
@@ -69,9 +73,14 @@ bool detect_handled(const struct detect *d, uint32_t tid);
  * Find the waiters of @l that have waited at least the threshold and are
  * not handled already (being boosted, or part of an episode already
  * returned), record them as episodes, and compute the next wake-up.
- * Episodes of tasks that ran or vanished are forgotten.
+ * Waits of tasks that ran or vanished are forgotten.
+ *
+ * A waiter whose source flags STARVD_TASK_WAIT_LOWER_BOUND (it did not
+ * see the wait start: include/starvd/abi.h) gets in @l the longest wait
+ * the reads so far prove, from the first that saw it waiting with the
+ * same switch count; it keeps the flag, its wait being still a bound.
  */
-void detect_scan(struct detect *d, const struct task_list *l,
+void detect_scan(struct detect *d, struct task_list *l,
 		 struct detect_result *r);
 
 /*
@@ -87,8 +96,9 @@ const struct starvd_task *detect_holder(const struct detect *d,
 					const struct starvd_task *t);
 
 /*
- * Forget @tid's episode: once its boost ends, a task that is still waiting
- * (the boost did not let it run) is starving again and is reported again.
+ * Forget that @tid's wait was reported, keeping what the reads proved of
+ * it: once its boost ends, a task that is still waiting (the boost did not
+ * let it run) is starving again and is reported again.
  */
 void detect_forget(struct detect *d, uint32_t tid);
 

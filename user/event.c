@@ -32,9 +32,10 @@ static void starving_text(const struct event *ev, char *buf, size_t len)
 	if (h && h->tid)
 		format_holder(h, behind, sizeof(behind));
 	snprintf(buf, len,
-		 "%s-%u starved on CPU %d for %llu seconds (waited %.3f s%s%s)%s%s%s",
+		 "%s-%u starved on CPU %d for %llu seconds (waited %s%.3f s%s%s)%s%s%s",
 		 t->comm, t->tid, t->cpu,
 		 (unsigned long long)(t->wait_ns / NSEC_PER_SEC),
+		 t->flags & STARVD_TASK_WAIT_LOWER_BOUND ? "at least " : "",
 		 (double)t->wait_ns / NSEC_PER_SEC,
 		 *behind ? ", behind " : "", behind,
 		 ev->starving.log_only ? " [log only]" : "",
@@ -155,6 +156,8 @@ static void starving_json(struct json_object *o, const struct event *ev)
 	json_put_u64(o, "read_time_ns", read);
 	json_put_u64(o, "wait_start_ns", read - ev->task.wait_ns);
 	json_put_u64(o, "wait_ns", ev->task.wait_ns);
+	json_put_bool(o, "wait_lower_bound",
+		      ev->task.flags & STARVD_TASK_WAIT_LOWER_BOUND);
 	json_put_bool(o, "log_only", ev->starving.log_only);
 	if (h && h->tid) {
 		ho = json_object_new_object();

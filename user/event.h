@@ -8,8 +8,10 @@
  * the task as json_put_task() names it (tid, tgid, comm, cpu, policy,
  * priority: its policy once the event is done), then its own fields:
  *
- * starving    read_time_ns, wait_start_ns, wait_ns, log_only, holder
- *             (a task object or null), and stack with -k
+ * starving    read_time_ns, wait_start_ns, wait_ns, wait_lower_bound
+ *             (the wait's real start is unknown, and earlier: abi.h's
+ *             STARVD_TASK_WAIT_LOWER_BOUND), log_only, holder (a task
+ *             object or null), and stack with -k
  * ignored     list ("threads" or "processes"), process (with -I)
  * boost       runtime_ns, period_ns, duration_ns
  * escalate    runtime_ns, previous_runtime_ns, base_runtime_ns, cap_ns,

@@ -48,6 +48,8 @@ static struct json_object *task_json(const struct starvd_task *t)
 	json_put_str(o, "state", t->state == STARVD_TASK_RUNNING ?
 				 "running" : "waiting");
 	json_put_u64(o, "wait_ns", t->wait_ns);
+	json_put_bool(o, "wait_lower_bound",
+		      t->flags & STARVD_TASK_WAIT_LOWER_BOUND);
 	json_put_u64(o, "switches", t->nr_switches);
 	return o;
 }
@@ -97,16 +99,21 @@ static int cmd_tasks(const struct ctl *c, struct backend *b,
 	}
 	for (i = 0; i < l->n; i++) {
 		const struct starvd_task *t = &l->v[i];
+		char waited[32];
 
 		if (t->state != STARVD_TASK_WAITING)
 			continue;
-		if (c->json)
+		if (c->json) {
 			json_object_array_add(arr, task_json(t));
-		else
-			printf("%7u %7u %4d %-14s %5d %12.6f  %s\n", t->tid,
-			       t->tgid, t->cpu, policy_name(t->policy),
-			       prio_to_user(t->policy, t->prio),
-			       (double)t->wait_ns / NSEC_PER_SEC, t->comm);
+			continue;
+		}
+		/* ">=": the source did not see the wait start (abi.h). */
+		snprintf(waited, sizeof(waited), "%s%.6f",
+			 t->flags & STARVD_TASK_WAIT_LOWER_BOUND ? ">=" : "",
+			 (double)t->wait_ns / NSEC_PER_SEC);
+		printf("%7u %7u %4d %-14s %5d %12s  %s\n", t->tid, t->tgid,
+		       t->cpu, policy_name(t->policy),
+		       prio_to_user(t->policy, t->prio), waited, t->comm);
 	}
 	return c->json ? print_json(o) : 0;
 }

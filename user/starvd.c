@@ -152,10 +152,11 @@ static int scan(struct starvd *d)
 	if (ret)
 		return ret;
 	d->nr_reads++;
+	/* First: it raises the waits the source could only bound. */
+	detect_scan(&d->detect, &d->tasks, &d->result);
 	if (d->cfg.verbose)
 		report_check(&d->tasks, d->backend.nr_cpus, f.cpus);
 	task_list_cpus(&d->tasks, d->cpus, d->backend.nr_cpus);
-	detect_scan(&d->detect, &d->tasks, &d->result);
 	for (i = 0; i < d->result.n; i++)
 		handle_starving(d, &d->tasks.v[d->result.starving[i]],
 				now_ns());

@@ -26,6 +26,24 @@ enum starvd_task_state {
 };
 
 /*
+ * struct starvd_task.flags; on the wire STARVD_A_TASK_FLAGS (starvd.yaml)
+ *
+ * STARVD_TASK_WAIT_LOWER_BOUND: the source did not see this wait start,
+ * so wait_ns is only what it can vouch for (0 when it has nothing). The
+ * scheduler stamps sched_info.last_queued when a running task is
+ * preempted or a sleeping one is enqueued, but not for a task preempted
+ * between set_current_state() and schedule() (possible with full
+ * preemption: PREEMPT_RT, preempt=full) and then woken while still
+ * queued: such a task waits unstamped. The tracking mode's tasks queued
+ * before its programs were attached are the other case. A reader that
+ * saw the task waiting earlier with the same nr_switches knows it has
+ * not run since: it has waited at least since that read.
+ */
+enum starvd_task_flags {
+	STARVD_TASK_WAIT_LOWER_BOUND = 1 << 0,
+};
+
+/*
  * One task of interest: a waiter (runnable but not running) or the task
  * holding a CPU. For a running task wait_ns is 0.
  */
@@ -36,6 +54,8 @@ struct starvd_task {
 	__s32 prio;		/* kernel prio: 0..99 RT, 100..139 normal */
 	__u32 policy;		/* SCHED_* */
 	__u32 state;		/* enum starvd_task_state */
+	__u32 flags;		/* enum starvd_task_flags */
+	__u32 reserved;		/* 0 */
 	__u64 wait_ns;		/* waited at read time */
 	__u64 nr_switches;	/* voluntary + involuntary context switches */
 	char comm[STARVD_COMM_LEN];

@@ -10,8 +10,10 @@
  * Runnable-but-not-running tasks and the task on each CPU, read from the
  * scheduler's own bookkeeping (task->sched_info.last_queued) on each
  * request. Waits are "waited W ns at read-time", read-time being
- * CLOCK_MONOTONIC. Thread ids are those of the initial pid namespace.
- * Queries need CAP_NET_ADMIN unless the module parameter unprivileged=1.
+ * CLOCK_MONOTONIC; a waiting task the scheduler did not stamp comes with
+ * wait 0 and the flag wait-lower-bound. Thread ids are those of the initial
+ * pid namespace. Queries need CAP_NET_ADMIN unless the module parameter
+ * unprivileged=1.
  *
  * STARVD_CMD_GET_INFO (do)
  * ------------------------
@@ -58,6 +60,8 @@
  *         STARVD_A_TASK_NR_SWITCHES: NLA_U64: Voluntary plus involuntary
  *             context switches.
  *         STARVD_A_TASK_COMM: NLA_NUL_STRING: Command name, NUL-terminated.
+ *         STARVD_A_TASK_FLAGS: NLA_U32: enum starvd_task_flags; absent from
+ *             modules older than this attribute, which skip unstamped waits.
  *
  * STARVD_CMD_GET_TASKS (dump)
  * ---------------------------
@@ -66,7 +70,8 @@
  * Request:
  *     STARVD_A_TASKS_FILTER_CPU: NLA_U32: Report only this CPU.
  *     STARVD_A_TASKS_FILTER_MIN_WAIT: NLA_U64: Report only waiting tasks
- *         that waited at least this many ns.
+ *         that waited at least this many ns, and those whose wait has no
+ *         known start (flags wait-lower-bound).
  * Replies:
  *     STARVD_A_TASKS_READ_TIME: NLA_U64: CLOCK_MONOTONIC nanoseconds of the
  *         read all waits refer to.
@@ -83,6 +88,8 @@
  *         STARVD_A_TASK_NR_SWITCHES: NLA_U64: Voluntary plus involuntary
  *             context switches.
  *         STARVD_A_TASK_COMM: NLA_NUL_STRING: Command name, NUL-terminated.
+ *         STARVD_A_TASK_FLAGS: NLA_U32: enum starvd_task_flags; absent from
+ *             modules older than this attribute, which skip unstamped waits.
  */
 
 #ifndef _UAPI_LINUX_STARVD_H
@@ -102,6 +109,7 @@ enum {
 	STARVD_A_TASK_WAIT,
 	STARVD_A_TASK_NR_SWITCHES,
 	STARVD_A_TASK_COMM,
+	STARVD_A_TASK_FLAGS = 16,
 
 	__STARVD_A_TASK_MAX,
 	STARVD_A_TASK_MAX = (__STARVD_A_TASK_MAX - 1)

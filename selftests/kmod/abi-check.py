@@ -11,8 +11,8 @@ as KTAP, that everything else agrees with it.
     so that strict validation rejects every other attribute;
   - user/backend_netlink.c's libnl policy of each attribute set covers
     exactly the attributes replies carry, with the spec's type and range;
-  - the task-state enum and struct starvd_task in include/starvd/abi.h
-    match the spec's definition and task attributes.
+  - the task-state enum, the task-flags and struct starvd_task in
+    include/starvd/abi.h match the spec's definitions and task attributes.
 
 usage: STARVD_YNL=DIR abi-check.py   (DIR: tools/net/ynl, from vm/ynl.sh)
 """
@@ -192,15 +192,17 @@ def main():
             check(same(got, w, consts), f"libnl: {cn} {attrs[n]['type']}",
                   f"policy {got}, spec wants {w}")
 
-    # The records: enum task-state and struct starvd_task.
+    # The records: enum task-state, the task-flags and struct starvd_task.
+    vals = dict(re.findall(r"\b(STARVD_TASK_[A-Z_]+)\s*=\s*([^,\n]+),",
+                           abi))
     for d in spec["definitions"]:
-        if d["type"] != "enum":
+        if d["type"] not in ("enum", "flags"):
             continue
-        vals = dict(re.findall(r"\b(STARVD_TASK_[A-Z]+)\s*=\s*(\d+)", abi))
         for i, e in enumerate(d["entries"]):
             cn = c_name("starvd-task", e["name"] if isinstance(e, dict) else e)
-            check(vals.get(cn) == str(d.get("value-start", 0) + i),
-                  f"abi.h: {cn} = {d.get('value-start', 0) + i}",
+            want = (str(d.get("value-start", 0) + i) if d["type"] == "enum"
+                    else f"1 << {i}")
+            check(vals.get(cn) == want, f"abi.h: {cn} = {want}",
                   f"is {vals.get(cn)}")
     struct = re.search(r"struct starvd_task \{(.*?)\};", abi, re.S).group(1)
     fields = dict((f, t) for t, f in

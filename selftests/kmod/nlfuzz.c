@@ -679,7 +679,7 @@ static int walk_attrs(const uint8_t *p, size_t len, attr_fn fn, void *arg)
 
 struct task_seen {
 	bool tid, cpu, state;
-	uint32_t cpu_v, state_v;
+	uint32_t cpu_v, state_v, flags;
 	uint64_t wait;
 };
 
@@ -710,6 +710,11 @@ static int on_task_attr(const struct nlattr *a, const void *d, size_t len,
 	case STARVD_A_TASK_COMM:
 		if (!len || memchr(d, 0, len) == NULL)
 			return -1;
+		break;
+	case STARVD_A_TASK_FLAGS:
+		if (len != 4)
+			return -1;
+		memcpy(&t->flags, d, 4);
 		break;
 	}
 	return 0;
@@ -826,10 +831,17 @@ static void check_data(struct exp *e, const struct nlmsghdr *nh)
 			set_bad(e, "task on cpu %u in a dump filtered on %d",
 				s.task_v.cpu_v, e->filter_cpu);
 		if (s.task_v.state_v == STARVD_TASK_WAITING &&
+		    !(s.task_v.flags & STARVD_TASK_WAIT_LOWER_BOUND) &&
 		    s.task_v.wait < e->min_wait)
 			set_bad(e, "waiter of %llu ns in a dump filtered on %llu ns",
 				(unsigned long long)s.task_v.wait,
 				(unsigned long long)e->min_wait);
+		if (s.task_v.flags & ~(uint32_t)STARVD_TASK_WAIT_LOWER_BOUND ||
+		    (s.task_v.flags && (s.task_v.state_v != STARVD_TASK_WAITING ||
+					s.task_v.wait)))
+			set_bad(e, "task flags %#x with state %u, wait %llu ns",
+				s.task_v.flags, s.task_v.state_v,
+				(unsigned long long)s.task_v.wait);
 		break;
 	default:
 		break;
