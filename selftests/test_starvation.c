@@ -293,6 +293,59 @@ TEST_F_TIMEOUT(starve, sleeping_task_not_reported, 40)
 	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
 }
 
+/*
+ * A wait the scheduler does not stamp is found and rescued too (abi.h's
+ * STARVD_TASK_WAIT_LOWER_BOUND; stop_hog_start() makes one). On
+ * PREEMPT_RT it is made for sure, and the sources that read the stamp
+ * (the module, BPF's sched_info mode) must say the wait is a lower bound:
+ * before they reported such tasks, starvd never saw this victim waiting.
+ * Tracking mode sees the SIGCONT wake-up: its wait is exact. Elsewhere
+ * the victim's wait is an ordinary one.
+ */
+TEST_F_TIMEOUT(starve, unstamped_wait_is_found, 40)
+{
+	struct victim_spec spec = {
+		.proc_name = "stv-unstamped",
+		.thread_name = "stv-unstamped",
+		.cpu = self->cpu,
+		.attr = fifo_attr(VICTIM_PRIO),
+		.sleep_ns = 5 * NSEC_PER_MSEC,
+	};
+	const char *mode = getenv("STARVD_TEST_BPF_MODE");
+	bool tracking = !strcmp(test_backend(), "bpf") && mode &&
+			!strcmp(mode, "tracking");
+	struct victim v;
+	uint64_t stuck;
+	char s[64];
+	pid_t tid;
+
+	/* Only this victim, only this loop on the test CPU. */
+	kill_and_reap(self->hog);
+	self->hog = 0;
+	victim_stop(&self->v);
+	START("-t", "0.5", "-d", "60", "-r", "1000000", "-p", "100000000");
+	WAIT_STARTED();
+	self->hog = stop_hog_start(&spec, &v, HOG_PRIO, HOG_MAX_S);
+	ASSERT_LT(0, self->hog);
+	tid = v.st->tid;
+	ASSERT_EQ(0, kill(tid, SIGSTOP));
+	WAIT_EVENT("starving", tid);
+	stuck = v.st->count;
+	if (is_preempt_rt() && !tracking)
+		EXPECT_TRUE(strstr(self->line, "\"wait_lower_bound\":true") != NULL)
+			TH_LOG("PREEMPT_RT, yet the wait was stamped: %s",
+			       self->line);
+	json_str(strstr(self->line, "\"holder\""), "comm", s, sizeof(s));
+	EXPECT_STREQ("stv-stop-hog", s);
+	WAIT_EVENT("boost", tid);
+	EXPECT_TRUE(victim_progressed(&v, stuck, EVENT_MS))
+		TH_LOG("no progress from the boost");
+	kill_and_reap(self->hog);
+	self->hog = 0;
+	victim_stop(&v);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
 /* SIGTERM in the middle of a boost puts the victim back before exit. */
 TEST_F_TIMEOUT(starve, sigterm_mid_boost_restores, 40)
 {

@@ -227,15 +227,13 @@ struct victim_args {
 	struct victim_state *st;
 };
 
-static void *victim_thread(void *arg)
+/* The victim's loop, in the calling thread; never returns. */
+static void victim_run(const struct victim_spec *s, struct victim_state *st)
 {
-	struct victim_args *va = arg;
-	const struct victim_spec *s = va->spec;
 	struct timespec ts = {
 		.tv_sec = s->sleep_ns / NSEC_PER_SEC,
 		.tv_nsec = s->sleep_ns % NSEC_PER_SEC,
 	};
-	struct victim_state *st = va->st;
 
 	prctl(PR_SET_NAME, s->thread_name);
 	st->tid = syscall(SYS_gettid);
@@ -250,20 +248,103 @@ static void *victim_thread(void *arg)
 			;
 		nanosleep(&ts, NULL);
 	}
+}
+
+static void *victim_thread(void *arg)
+{
+	struct victim_args *va = arg;
+
+	victim_run(va->spec, va->st);
 	return NULL;
 }
 
-int victim_start(const struct victim_spec *spec, struct victim *v)
+static int victim_map(struct victim *v)
 {
-	struct victim_args va;
-	pthread_t th;
-	uint64_t end;
-
 	v->st = mmap(NULL, sizeof(*v->st), PROT_READ | PROT_WRITE,
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (v->st == MAP_FAILED)
 		return -errno;
 	memset((void *)v->st, 0, sizeof(*v->st));
+	return 0;
+}
+
+static int victim_wait_ready(struct victim *v)
+{
+	uint64_t end = now_ns() + 5 * NSEC_PER_SEC;
+
+	while (!v->st->ready && now_ns() < end)
+		usleep(1000);
+	return v->st->ready ? 0 : -ETIMEDOUT;
+}
+
+/* The stop hog's child: the victim, alone in its process. */
+static pid_t stop_victim_fork(const struct victim_spec *spec,
+			      struct victim_state *st)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		die_with_parent();
+		victim_run(spec, st);
+	}
+	return pid;
+}
+
+pid_t stop_hog_start(const struct victim_spec *spec, struct victim *v,
+		     int prio, int max_s)
+{
+	struct sched_attr a = fifo_attr(prio);
+	uint64_t end;
+	pid_t pid, child;
+	int status;
+
+	v->pid = 0;
+	if (victim_map(v))
+		return -1;
+	keep_off_cpu(spec->cpu);
+	pid = fork();
+	if (pid) {
+		if (pid > 0 && victim_wait_ready(v)) {
+			kill_and_reap(pid);
+			return -1;
+		}
+		return pid;
+	}
+	die_with_parent();
+	prctl(PR_SET_NAME, "stv-stop-hog");
+	if (sched_setattr_tid(0, &a) || pin(0, spec->cpu)) {
+		fprintf(stderr, "stv-stop-hog: SCHED_FIFO %d on CPU %d: %s\n",
+			prio, spec->cpu, strerror(errno));
+		_exit(1);
+	}
+	child = stop_victim_fork(spec, v->st);
+	if (child < 0)
+		_exit(1);
+	/* Asleep in wait4() on the victim's CPU until it stops. */
+	for (;;) {
+		if (waitpid(child, &status, WUNTRACED) == child) {
+			if (WIFSTOPPED(status))
+				break;
+			_exit(1);	/* it died */
+		}
+		if (errno != EINTR)
+			_exit(1);
+	}
+	kill(child, SIGCONT);
+	end = now_ns() + (uint64_t)max_s * NSEC_PER_SEC;
+	while (now_ns() < end)
+		;
+	_exit(0);
+}
+
+int victim_start(const struct victim_spec *spec, struct victim *v)
+{
+	struct victim_args va;
+	int ret = victim_map(v);
+	pthread_t th;
+
+	if (ret)
+		return ret;
 	v->pid = fork();
 	if (v->pid < 0)
 		return -errno;
@@ -277,10 +358,7 @@ int victim_start(const struct victim_spec *spec, struct victim *v)
 		for (;;)
 			pause();
 	}
-	end = now_ns() + 5 * NSEC_PER_SEC;
-	while (!v->st->ready && now_ns() < end)
-		usleep(1000);
-	return v->st->ready ? 0 : -ETIMEDOUT;
+	return victim_wait_ready(v);
 }
 
 uint64_t victim_wait_start(const struct victim *v, uint64_t sleep_ns,
