@@ -294,26 +294,25 @@ TEST_F_TIMEOUT(starve, sleeping_task_not_reported, 40)
 }
 
 /*
- * A wait the scheduler does not stamp is found and rescued too (abi.h's
- * STARVD_TASK_WAIT_LOWER_BOUND; stop_hog_start() makes one). On
- * PREEMPT_RT it is made for sure, and the sources that read the stamp
- * (the module, BPF's sched_info mode) must say the wait is a lower bound:
- * before they reported such tasks, starvd never saw this victim waiting.
- * Tracking mode sees the SIGCONT wake-up: its wait is exact. Elsewhere
- * the victim's wait is an ordinary one.
+ * A victim stopped (SIGSTOP) and continued (SIGCONT) by its SCHED_FIFO
+ * parent, which then busy-loops on its CPU, is found and rescued, the
+ * parent named. stop_hog_start() says why this can leave the wait
+ * unstamped (abi.h's STARVD_TASK_WAIT_LOWER_BOUND) where the kernel
+ * preempts anywhere: before the module and BPF's sched_info mode reported
+ * such tasks, starvd never saw them waiting. Whether it did here depends
+ * on how the victim and its parent take turns on the locks of the stop
+ * and is logged, not required: on the 6.12 PREEMPT_RT guest it was
+ * stamped.
  */
-TEST_F_TIMEOUT(starve, unstamped_wait_is_found, 40)
+TEST_F_TIMEOUT(starve, stopped_and_continued_is_found, 40)
 {
 	struct victim_spec spec = {
-		.proc_name = "stv-unstamped",
-		.thread_name = "stv-unstamped",
+		.proc_name = "stv-stopped",
+		.thread_name = "stv-stopped",
 		.cpu = self->cpu,
 		.attr = fifo_attr(VICTIM_PRIO),
 		.sleep_ns = 5 * NSEC_PER_MSEC,
 	};
-	const char *mode = getenv("STARVD_TEST_BPF_MODE");
-	bool tracking = !strcmp(test_backend(), "bpf") && mode &&
-			!strcmp(mode, "tracking");
 	struct victim v;
 	uint64_t stuck;
 	char s[64];
@@ -331,10 +330,9 @@ TEST_F_TIMEOUT(starve, unstamped_wait_is_found, 40)
 	ASSERT_EQ(0, kill(tid, SIGSTOP));
 	WAIT_EVENT("starving", tid);
 	stuck = v.st->count;
-	if (is_preempt_rt() && !tracking)
-		EXPECT_TRUE(strstr(self->line, "\"wait_lower_bound\":true") != NULL)
-			TH_LOG("PREEMPT_RT, yet the wait was stamped: %s",
-			       self->line);
+	TH_LOG("its wait was %s",
+	       strstr(self->line, "\"wait_lower_bound\":true") ?
+	       "unstamped (a lower bound)" : "stamped");
 	json_str(strstr(self->line, "\"holder\""), "comm", s, sizeof(s));
 	EXPECT_STREQ("stv-stop-hog", s);
 	WAIT_EVENT("boost", tid);

@@ -58,15 +58,17 @@ pid_t hog_start(int cpu, int prio, int max_s);
 /* A thread looping "count++, sleep" with the given attributes. */
 int victim_start(const struct victim_spec *spec, struct victim *v);
 /*
- * A wait the scheduler leaves unstamped (include/starvd/abi.h), made on
- * purpose. A SCHED_FIFO @prio process on @spec->cpu starts the victim as
- * its child, alone in its process, and sleeps in wait4() until the caller
- * stops it (SIGSTOP to @v->st->tid). In do_signal_stop() the victim wakes
- * its parent to tell it; where the kernel preempts at that point
- * (PREEMPT_RT, preempt=full) the parent takes the CPU at once and the
- * victim stays queued, TASK_STOPPED and unstamped. The parent's SIGCONT
- * sets it running, still unstamped, and the parent busy-loops for @max_s
- * seconds. Elsewhere the victim blocks and SIGCONT queues it, stamped.
+ * A victim stopped and continued behind a busy loop: a SCHED_FIFO @prio
+ * process on @spec->cpu starts the victim as its child, alone in its
+ * process, and sleeps in wait4() until the caller stops it (SIGSTOP to
+ * @v->st->tid); then it sends SIGCONT and busy-loops for @max_s seconds.
+ * In do_signal_stop() the victim wakes its parent before it blocks; where
+ * the kernel preempts at that point (PREEMPT_RT, preempt=full) the parent
+ * can take the CPU at once, leaving the victim queued in TASK_STOPPED, and
+ * SIGCONT then sets it running without a sched_info stamp (abi.h). With
+ * the locks of the stop taken in turns (on PREEMPT_RT the parent blocks
+ * on those the victim still holds), it may also block first, as it does
+ * elsewhere, and SIGCONT queues it stamped.
  * Returns the parent's pid (killing it kills the victim); @v->pid is 0.
  */
 pid_t stop_hog_start(const struct victim_spec *spec, struct victim *v,
