@@ -136,20 +136,18 @@ vm_resolve_bullseye() {
 # module differently. BPF where it adds coverage: PREEMPT_RT 6.12, and
 # 6.1, the generic kernel without the fair server (the host, 6.18, runs
 # BPF on a generic kernel with it). 5.10 is the legacy kernel the module
-# exists for (the pre-6.1 compat code). The PREEMPT_RT guest runs the
-# rescues and the escalation suite (VM_RESCUE_ONLY_GUESTS): its whole suite
-# passes but for RT-only flakes not yet understood (README, "Kernels"; in
-# stop 22 three clean-clone runs of make check with it had 3, 2 and 1
-# failures, each time other tests, CPU 0 held up while CPU 1 starved). Not
-# booted by default, to keep make check within its time (README,
-# "Kernels" says what was run on them): 6.1-rt, 5.10-rt, 5.10-686.
+# exists for (the pre-6.1 compat code). The generic 6.12, whose PREEMPT_RT
+# build runs the whole suite, runs the rescues and the escalation suite
+# (VM_RESCUE_ONLY_GUESTS), and its threadirqs boot (below). Not booted by
+# default, to keep make check within its time (README, "Kernels" says
+# what was run on them): 6.1-rt, 5.10-rt, 5.10-686.
 VM_ALL_GUESTS="6.1 6.12 686 6.12-rt 6.1-rt 5.10 5.10-686 5.10-rt"
-VM_DEFAULT_GUESTS="6.1 5.10 6.12 6.12-rt 686"
-VM_DEFAULT_BPF_GUESTS="6.1"
+VM_DEFAULT_GUESTS="6.1 6.12-rt 5.10 686 6.12"
+VM_DEFAULT_BPF_GUESTS="6.1 6.12-rt"
 # Guests that run only selftests/kmod/guest-rescue.sh (test_rescue on the
 # BPF backend, and guest-escalate.sh) instead of the whole suite;
 # VM_RESCUE_ONLY_GUESTS= (empty) runs the whole suite there too.
-VM_RESCUE_ONLY_GUESTS=${VM_RESCUE_ONLY_GUESTS-6.12-rt}
+VM_RESCUE_ONLY_GUESTS=${VM_RESCUE_ONLY_GUESTS-6.12}
 # Generic guests booted a second time with "threadirqs" on the kernel
 # command line to run selftests/kmod/guest-escalate.sh (vm-GUEST-threadirqs-
 # escalate): its starving 9p IRQ thread exists only with threaded IRQs,
