@@ -64,16 +64,21 @@ void detect_repeat(struct detect *d, uint32_t tid, uint64_t wait_ns)
 		e->repeat_ns = wait_ns;
 }
 
-/* Keep the waits this scan saw, sorted by tid for the next one. */
-static void prune_episodes(struct detect *d)
+/*
+ * Keep the waits this scan saw, sorted by tid for the next one: the first
+ * @old were sorted, those after them are new.
+ */
+static void prune_episodes(struct detect *d, size_t old)
 {
+	bool added = d->n > old;
 	size_t i, o = 0;
 
 	for (i = 0; i < d->n; i++)
 		if (d->v[i].gen == d->gen)
 			d->v[o++] = d->v[i];
 	d->n = o;
-	qsort(d->v, d->n, sizeof(*d->v), cmp_tid);
+	if (added)
+		qsort(d->v, d->n, sizeof(*d->v), cmp_tid);
 }
 
 /*
@@ -138,7 +143,7 @@ void detect_scan(struct detect *d, struct task_list *l,
 			   sizeof(*r->starving));
 		r->starving[r->n++] = i;
 	}
-	prune_episodes(d);
+	prune_episodes(d, old);
 	r->next_wake_ns = next;
 }
 

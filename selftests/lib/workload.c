@@ -277,19 +277,6 @@ static int victim_wait_ready(struct victim *v)
 	return v->st->ready ? 0 : -ETIMEDOUT;
 }
 
-/* The stop hog's child: the victim, alone in its process. */
-static pid_t stop_victim_fork(const struct victim_spec *spec,
-			      struct victim_state *st)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		die_with_parent();
-		victim_run(spec, st);
-	}
-	return pid;
-}
-
 pid_t stop_hog_start(const struct victim_spec *spec, struct victim *v,
 		     int prio, int max_s)
 {
@@ -317,9 +304,16 @@ pid_t stop_hog_start(const struct victim_spec *spec, struct victim *v,
 			prio, spec->cpu, strerror(errno));
 		_exit(1);
 	}
-	child = stop_victim_fork(spec, v->st);
-	if (child < 0)
+	/* The victim, alone in its process: it reports the stop itself. */
+	child = fork();
+	if (child == 0) {
+		die_with_parent();
+		victim_run(spec, v->st);
+	}
+	if (child < 0) {
+		fprintf(stderr, "stv-stop-hog: fork: %s\n", strerror(errno));
 		_exit(1);
+	}
 	/* Asleep in wait4() on the victim's CPU until it stops. */
 	for (;;) {
 		if (waitpid(child, &status, WUNTRACED) == child) {

@@ -65,10 +65,10 @@ int victim_start(const struct victim_spec *spec, struct victim *v);
  * In do_signal_stop() the victim wakes its parent before it blocks; where
  * the kernel preempts at that point (PREEMPT_RT, preempt=full) the parent
  * can take the CPU at once, leaving the victim queued in TASK_STOPPED, and
- * SIGCONT then sets it running without a sched_info stamp (abi.h). With
- * the locks of the stop taken in turns (on PREEMPT_RT the parent blocks
- * on those the victim still holds), it may also block first, as it does
- * elsewhere, and SIGCONT queues it stamped.
+ * SIGCONT then sets it running without a sched_info stamp (abi.h). It
+ * may also block first, as it does elsewhere, and SIGCONT queues it
+ * stamped: in the 6.12-rt and 6.1-rt guests it always was (not known
+ * why; perhaps the parent waits on a lock of the stop the victim holds).
  * Returns the parent's pid (killing it kills the victim); @v->pid is 0.
  */
 pid_t stop_hog_start(const struct victim_spec *spec, struct victim *v,
