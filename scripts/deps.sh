@@ -8,6 +8,7 @@ set -euo pipefail
 pkgs=(
 	make gcc clang llvm bpftool pkg-config
 	perl	# checkpatch.pl (make check: the kmod/ and bpf/ coding style)
+	strace	# test_cli: starvd pins itself before it loads BPF programs
 	curl	# scraping node_exporter (make check: starvctl metrics)
 	systemd	# systemd-analyze (make check: the units' sandbox)
 	# libFuzzer and the sanitizers' runtimes for clang (make fuzz):

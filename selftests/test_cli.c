@@ -190,6 +190,65 @@ TEST_F(root, starvctl_json)
 	EXPECT_TRUE(NULL != strstr(out, "CLOCK_MONOTONIC"));
 }
 
+static void on_test_cpu(void *arg)
+{
+	pin(0, test_cpu());
+}
+
+/*
+ * starvd pins itself (-a) before it loads anything: loading BPF programs
+ * leaves work for the kernel on the CPU that loads them (libbpf's probe
+ * programs are freed by an RCU callback and a kworker there), and the CPU
+ * a busy loop takes has no room for it. Started on the test CPU, its
+ * first sched_setaffinity() must come before its first bpf(). It stops
+ * by itself after the load: its run directory cannot be created. In
+ * tracking mode: sched_info mode's clock calibration needs a reader that
+ * is not switched out between taking the time and reading, and strace
+ * stops it at every bpf().
+ */
+TEST_F(root, pins_itself_before_loading_bpf)
+{
+	char dir[] = "/tmp/starvd-strace.XXXXXX", trace[64], out[8192];
+	static char log[1 << 16];	/* the first bpf() is near the start */
+	const char *first_pin, *first_bpf;
+	ssize_t n;
+	int fd;
+	const char *const argv[] = {
+		"strace", "-f", "-qq", "-o", trace,
+		"-e", "trace=sched_setaffinity,bpf",
+		bin_path("starvd"), "-f", "-S", "-a", "0", "-b", "bpf",
+		"--bpf-mode", "tracking", "--run-dir", "/dev/null/starvd",
+		"-t", "60", NULL
+	};
+
+	if (strcmp(test_backend(), "bpf"))
+		SKIP(return, "about the BPF backend's load");
+	if (access("/sys/kernel/btf/vmlinux", R_OK))
+		SKIP(return, "the kernel has no BTF: the BPF backend cannot load");
+	if (system("strace -V >/dev/null 2>&1"))
+		SKIP(return, "strace is not installed (scripts/deps.sh installs it)");
+	set_rt(-1);	/* -S: the service's, nothing saved in the run directory */
+	ASSERT_TRUE(NULL != mkdtemp(dir));
+	snprintf(trace, sizeof(trace), "%s/trace", dir);
+	EXPECT_EQ(1, run_capture_as(argv, out, sizeof(out), on_test_cpu, NULL))
+		TH_LOG("%s", out);
+	EXPECT_TRUE(NULL != strstr(out, "cannot create the boost journal"))
+		TH_LOG("%s", out);
+	fd = open(trace, O_RDONLY);
+	ASSERT_LE(0, fd) TH_LOG("strace wrote no %s", trace);
+	n = read(fd, log, sizeof(log) - 1);
+	close(fd);
+	unlink(trace);
+	rmdir(dir);
+	ASSERT_LT(0, n);
+	log[n] = '\0';
+	first_pin = strstr(log, "sched_setaffinity(0,");
+	first_bpf = strstr(log, "bpf(");
+	ASSERT_TRUE(NULL != first_bpf) TH_LOG("no bpf() call:\n%s", log);
+	EXPECT_TRUE(first_pin && first_pin < first_bpf)
+		TH_LOG("bpf() before sched_setaffinity():\n%.2000s", log);
+}
+
 /* Without the module, the netlink backend says how to get it. */
 TEST_F(root, missing_module_says_what_to_do)
 {

@@ -227,21 +227,38 @@ static void set_own_priority(const struct config *cfg)
 		sp.sched_priority, strerror(err), strerror(-ret));
 }
 
-int protect_self(const struct config *cfg)
+/*
+ * First, before the backend is opened: loading BPF programs leaves work
+ * for the kernel on the CPU that loads them (libbpf's feature probes and
+ * any program it drops are freed by an RCU callback and a kworker of that
+ * CPU). Started unpinned, starvd did that on the CPU the operator gives
+ * to a busy loop; on 5.10, where freeing a JIT image purges the lazily
+ * unmapped kernel areas under a global mutex, the kworker was preempted
+ * there holding it, and the next BPF load (the next starvd) waited for
+ * it until the loop ended (README, the 5.10 row of the kernel table).
+ */
+int pin_self(const struct config *cfg)
 {
 	char list[256];
 	int ret;
 
-	if (cfg->have_affinity) {
-		cpuset_format(&cfg->affinity, list, sizeof(list));
-		ret = set_affinity(&cfg->affinity);
-		if (ret) {
-			log_err("-a/--affinity %s: cannot run starvd on these CPUs: %s",
-				list, strerror(-ret));
-			return -1;
-		}
-		log_msg("running on CPUs %s", list);
+	if (!cfg->have_affinity)
+		return 0;
+	cpuset_format(&cfg->affinity, list, sizeof(list));
+	ret = set_affinity(&cfg->affinity);
+	if (ret) {
+		log_err("-a/--affinity %s: cannot run starvd on these CPUs: %s",
+			list, strerror(-ret));
+		return -1;
 	}
+	log_msg("running on CPUs %s", list);
+	return 0;
+}
+
+int protect_self(const struct config *cfg)
+{
+	int ret;
+
 	/*
 	 * A page fault of starvd's own text can wait for a block or virtio
 	 * IRQ thread that starves on the very CPU starvd must rescue.

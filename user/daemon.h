@@ -16,7 +16,13 @@ int pidfile_write(const char *path);
 void pidfile_remove(const char *path);
 
 /*
- * Affinity (-a), memory locking (--mlock) and a SCHED_DEADLINE
+ * Affinity (-a) for starvd itself, before anything else it does: 0, or -1
+ * after logging why it cannot be applied.
+ */
+int pin_self(const struct config *cfg);
+
+/*
+ * Memory locking (--mlock) and a SCHED_DEADLINE
  * reservation (-R) for starvd itself. Returns -1 after logging a message
  * when a requested protection cannot be applied.
  */

@@ -391,7 +391,7 @@ static int open_resources(struct starvd *d)
 	log_init(&(struct log_config){ .ident = d->cfg.name, .to_stderr = true,
 				       .to_syslog = lc.to_syslog,
 				       .to_kmsg = lc.to_kmsg });
-	if (caps_check_start(&d->cfg) ||
+	if (pin_self(&d->cfg) || caps_check_start(&d->cfg) ||
 	    rt_throttling_start(&d->cfg, &d->rt_owned))
 		return -1;
 	d->stage = STAGE_RT;
@@ -434,7 +434,7 @@ static int open_resources(struct starvd *d)
 	return 0;
 }
 
-/* Self-protection, capabilities, the log writer. */
+/* Self-protection (pin_self() came first), capabilities, the log writer. */
 static int protect_process(struct starvd *d)
 {
 	int ret;
