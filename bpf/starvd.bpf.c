@@ -214,6 +214,21 @@ static __always_inline void calibrate(void)
 	st->reader_nivcsw = nivcsw;
 }
 
+/*
+ * Is @t, not on a CPU, waiting for one? As the module's
+ * starvd_task_waits(): queued, and not a sleeping fair task whose dequeue
+ * is delayed (6.12+), whatever its state: a task preempted between
+ * set_current_state() and schedule() must run before it can sleep, and
+ * if it had not armed what wakes it yet, nothing else makes it runnable.
+ */
+static __always_inline bool task_waits(struct task_struct *t)
+{
+	if (BPF_CORE_READ(t, on_rq) != TASK_ON_RQ_QUEUED)
+		return false;
+	return !bpf_core_field_exists(t->se.sched_delayed) ||
+	       !BPF_CORE_READ(t, se.sched_delayed);
+}
+
 SEC("iter/task")
 int dump_tasks(struct bpf_iter__task *ctx)
 {
@@ -234,7 +249,9 @@ int dump_tasks(struct bpf_iter__task *ctx)
 		hdr.read_time_ns = prog_state.read_ns;
 		bpf_seq_write(seq, &hdr, sizeof(hdr));
 	}
-	if (!t || task_state(t) != TASK_RUNNING)
+	/* Not runnable, and not queued on the way to sleep either. */
+	if (!t || (task_state(t) != TASK_RUNNING &&
+		   BPF_CORE_READ(t, on_rq) != TASK_ON_RQ_QUEUED))
 		return 0;
 
 	rec.cpu = task_cpu(t);
@@ -242,9 +259,11 @@ int dump_tasks(struct bpf_iter__task *ctx)
 		return 0;
 
 	if (BPF_CORE_READ(t, on_cpu)) {
+		if (task_state(t) != TASK_RUNNING)
+			return 0;
 		rec.state = STARVD_TASK_RUNNING;
 	} else {
-		if (BPF_CORE_READ(t, on_rq) != TASK_ON_RQ_QUEUED)
+		if (!task_waits(t))
 			return 0;
 		start = wait_start_ns(t, &rec.flags);
 		now = prog_state.read_ns;

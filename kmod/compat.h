@@ -46,6 +46,19 @@ static inline bool starvd_task_on_cpu(struct task_struct *p)
 #endif
 }
 
+/*
+ * 6.12's delayed dequeue leaves a fair task that went to sleep queued
+ * until it is picked: it is not waiting for the CPU.
+ */
+static inline bool starvd_task_delayed(struct task_struct *p)
+{
+#ifdef STARVD_HAVE_SCHED_DELAYED
+	return READ_ONCE(p->se.sched_delayed);
+#else
+	return false;
+#endif
+}
+
 /* Extended ack of a dump request (4.20 added it to the callback). */
 static inline struct netlink_ext_ack *
 starvd_cb_extack(struct netlink_callback *cb)

@@ -160,6 +160,21 @@ static void starvd_fill_task(struct starvd_task *t, struct task_struct *p,
 }
 
 /*
+ * Is @p, not on a CPU, waiting for one? Queued, and not a sleeping fair
+ * task whose dequeue is delayed (6.12+), whatever its state: a task
+ * preempted between set_current_state() and schedule() (PREEMPT_RT,
+ * preempt=full) is queued in TASK_INTERRUPTIBLE or the like, and must run
+ * before it can sleep; if it was preempted before it armed what wakes it
+ * (a clock_nanosleep() before its timer was started), nothing else will
+ * ever make it TASK_RUNNING. Such a wait is never stamped.
+ */
+static bool starvd_task_waits(struct task_struct *p)
+{
+	return READ_ONCE(p->on_rq) == TASK_ON_RQ_QUEUED &&
+	       !starvd_task_delayed(p);
+}
+
+/*
  * Walk all threads and store up to @cap matching records into @rec.
  * Returns how many matched, which may exceed @cap.
  */
@@ -176,14 +191,21 @@ static unsigned int starvd_walk(struct starvd_task *rec, unsigned int cap,
 		u32 flags = 0;
 		int cpu;
 
-		if (starvd_task_state(p) != TASK_RUNNING)
+		/*
+		 * A queued task not in TASK_RUNNING was preempted on its way
+		 * to sleep: it waits too (see starvd_task_waits()).
+		 */
+		if (starvd_task_state(p) != TASK_RUNNING &&
+		    READ_ONCE(p->on_rq) != TASK_ON_RQ_QUEUED)
 			continue;
 		cpu = task_cpu(p);
 		if (filter_cpu >= 0 && cpu != filter_cpu)
 			continue;
 		running = starvd_task_on_cpu(p);
+		if (running && starvd_task_state(p) != TASK_RUNNING)
+			continue;
 		if (!running) {
-			if (READ_ONCE(p->on_rq) != TASK_ON_RQ_QUEUED)
+			if (!starvd_task_waits(p))
 				continue;
 			queued = READ_ONCE(p->sched_info.last_queued);
 			if (!queued)

@@ -133,17 +133,19 @@ vm_resolve_bullseye() {
 # them that also run the daemon's selftests on the BPF backend (the first
 # one in both BPF modes). Every guest runs the module's checks, its faults
 # and the daemon's suites on the netlink backend: each kernel builds the
-# module differently. BPF where it adds coverage: PREEMPT_RT 6.12, and
-# 6.1, the generic kernel without the fair server (the host, 6.18, runs
-# BPF on a generic kernel with it). 5.10 is the legacy kernel the module
-# exists for (the pre-6.1 compat code). The generic 6.12, whose PREEMPT_RT
+# module differently. BPF where it adds coverage: PREEMPT_RT 6.12, 6.1,
+# the generic kernel without the fair server (the host, 6.18, runs BPF on
+# a generic kernel with it), and 5.10, the oldest kernel the CO-RE object
+# loads on (no bpf_get_current_task_btf(), JIT images freed one by one).
+# 5.10 is also the legacy kernel the module exists for (the pre-6.1
+# compat code). The generic 6.12, whose PREEMPT_RT
 # build runs the whole suite, runs the rescues and the escalation suite
 # (VM_RESCUE_ONLY_GUESTS), and its threadirqs boot (below). Not booted by
 # default, to keep make check within its time (README, "Kernels" says
 # what was run on them): 6.1-rt, 5.10-rt, 5.10-686.
 VM_ALL_GUESTS="6.1 6.12 686 6.12-rt 6.1-rt 5.10 5.10-686 5.10-rt"
-VM_DEFAULT_GUESTS="6.1 6.12-rt 5.10 686 6.12"
-VM_DEFAULT_BPF_GUESTS="6.1 6.12-rt"
+VM_DEFAULT_GUESTS="6.12-rt 5.10 6.1 686 6.12"
+VM_DEFAULT_BPF_GUESTS="6.12-rt 6.1 5.10"
 # Guests that run only selftests/kmod/guest-rescue.sh (test_rescue on the
 # BPF backend, and guest-escalate.sh) instead of the whole suite;
 # VM_RESCUE_ONLY_GUESTS= (empty) runs the whole suite there too.

@@ -33,11 +33,13 @@ enum starvd_task_state {
  * scheduler stamps sched_info.last_queued when a running task is
  * preempted or a sleeping one is enqueued, but not for a task preempted
  * between set_current_state() and schedule() (possible with full
- * preemption: PREEMPT_RT, preempt=full) and then woken while still
- * queued: such a task waits unstamped. The tracking mode's tasks queued
- * before its programs were attached are the other case. A reader that
- * saw the task waiting earlier with the same nr_switches knows it has
- * not run since: it has waited at least since that read.
+ * preemption: PREEMPT_RT, preempt=full): queued, it waits unstamped,
+ * woken since (TASK_RUNNING again) or not (it must run to go to
+ * sleep; preempted before it armed its wake-up, nothing else wakes it).
+ * The tracking mode's tasks queued before its programs were attached are
+ * the other case. A reader that saw the task waiting earlier with the
+ * same nr_switches knows it has not run since: it has waited at least
+ * since that read.
  */
 enum starvd_task_flags {
 	STARVD_TASK_WAIT_LOWER_BOUND = 1 << 0,
