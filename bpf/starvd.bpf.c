@@ -216,8 +216,8 @@ static __always_inline void calibrate(void)
 
 /*
  * Is @t, not on a CPU, waiting for one? As the module's
- * starvd_task_waits(): queued, and not a sleeping fair task whose dequeue
- * is delayed (6.12+), whatever its state: a task preempted between
+ * starvd_task_waits(): queued, and, unless TASK_RUNNING, not a sleeping
+ * fair task whose dequeue is delayed (6.12+), whatever its state: a task preempted between
  * set_current_state() and schedule() must run before it can sleep, and
  * if it had not armed what wakes it yet, nothing else makes it runnable.
  */
@@ -225,7 +225,8 @@ static __always_inline bool task_waits(struct task_struct *t)
 {
 	if (BPF_CORE_READ(t, on_rq) != TASK_ON_RQ_QUEUED)
 		return false;
-	return !bpf_core_field_exists(t->se.sched_delayed) ||
+	return task_state(t) == TASK_RUNNING ||
+	       !bpf_core_field_exists(t->se.sched_delayed) ||
 	       !BPF_CORE_READ(t, se.sched_delayed);
 }
 

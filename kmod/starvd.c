@@ -160,18 +160,20 @@ static void starvd_fill_task(struct starvd_task *t, struct task_struct *p,
 }
 
 /*
- * Is @p, not on a CPU, waiting for one? Queued, and not a sleeping fair
- * task whose dequeue is delayed (6.12+), whatever its state: a task
- * preempted between set_current_state() and schedule() (PREEMPT_RT,
- * preempt=full) is queued in TASK_INTERRUPTIBLE or the like, and must run
- * before it can sleep; if it was preempted before it armed what wakes it
- * (a clock_nanosleep() before its timer was started), nothing else will
- * ever make it TASK_RUNNING. Such a wait is never stamped.
+ * Is @p, not on a CPU, waiting for one? Queued, and, unless it is
+ * TASK_RUNNING, not a sleeping fair task whose dequeue is delayed
+ * (6.12+): a task preempted between set_current_state() and schedule()
+ * (PREEMPT_RT, preempt=full) is queued in TASK_INTERRUPTIBLE or the like,
+ * and must run before it can sleep; if it was preempted before it armed
+ * what wakes it (a clock_nanosleep() before its timer was started),
+ * nothing else will ever make it TASK_RUNNING. Such a wait is never
+ * stamped.
  */
 static bool starvd_task_waits(struct task_struct *p)
 {
-	return READ_ONCE(p->on_rq) == TASK_ON_RQ_QUEUED &&
-	       !starvd_task_delayed(p);
+	if (READ_ONCE(p->on_rq) != TASK_ON_RQ_QUEUED)
+		return false;
+	return starvd_task_state(p) == TASK_RUNNING || !starvd_task_delayed(p);
 }
 
 /*
