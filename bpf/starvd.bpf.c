@@ -217,7 +217,7 @@ static __always_inline void calibrate(void)
 /*
  * Is @t, not on a CPU, waiting for one? As the module's
  * starvd_task_waits(): queued, and, unless TASK_RUNNING, not a sleeping
- * fair task whose dequeue is delayed (6.12+), whatever its state: a task preempted between
+ * fair task whose dequeue is delayed (6.12+): a task preempted between
  * set_current_state() and schedule() must run before it can sleep, and
  * if it had not armed what wakes it yet, nothing else makes it runnable.
  */
