@@ -28,6 +28,17 @@
  *   at all behind a SCHED_FIFO loop. Same expectations. Where the fair
  *   server exists it already gives kworkers 5% of the CPU, and no
  *   SCHED_OTHER kernel thread starves: skipped, with the reason.
+ * fork_waits_for_stopping_task (PREEMPT_RT): a wait with no sched_info
+ *   stamp, and a machine that cannot fork. A task on the busy CPU
+ *   (SCHED_FIFO 10) stops itself with SIGSTOP; its stop wakes a thread
+ *   of its parent waiting there in waitid(), which becomes the busy loop.
+ *   On PREEMPT_RT tasklist_lock does not disable preemption, so the loop
+ *   preempts the stopping task inside do_notify_parent_cldstop(), holding
+ *   tasklist_lock for reading: queued in TASK_STOPPED, never stamped
+ *   (DESIGN.md, "Unstamped waits"), and every fork() and exit() on the
+ *   machine waits for it (the writers of tasklist_lock). The wait is a
+ *   fork() on CPU 0. Same expectations, and the report says its wait is
+ *   a lower bound.
  *
  * Nothing here is timed: each check is "done before the busy loop
  * ended", "done only after it", or "advanced".
@@ -35,6 +46,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -42,6 +54,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -111,20 +125,29 @@ static int read_attr(pid_t pid, pid_t tid, struct thread_attr *a)
 	return 0;
 }
 
-/* The state letter of process @pid (R, S, D, ...), 0 if unknown. */
-static char task_state(pid_t pid, char *buf, size_t len)
+/* The state letter in @dir/stat (R, S, D, ...), 0 if unknown. */
+static char task_state_at(const char *dir, char *buf, size_t len)
 {
-	char path[64];
+	char path[96];
 	FILE *f;
 	char *p;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	snprintf(path, sizeof(path), "%s/stat", dir);
 	f = fopen(path, "re");
 	if (!f)
 		return 0;
 	p = fgets(buf, len, f) ? strrchr(buf, ')') : NULL;
 	fclose(f);
 	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* The state letter of process @pid. */
+static char task_state(pid_t pid, char *buf, size_t len)
+{
+	char dir[32];
+
+	snprintf(dir, sizeof(dir), "/proc/%d", pid);
+	return task_state_at(dir, buf, len);
 }
 
 static void snapshot_take(struct snapshot *s)
@@ -491,10 +514,25 @@ TEST_F_TIMEOUT(rescue, blocked_log_sink, 120)
 	close(p[1]);
 }
 
-/* Shared with the process that waits for the kernel thread. */
+/* Shared with the process that waits for the starving task. */
 struct waiter {
 	volatile int armed;		/* about to wait */
 	volatile uint64_t done_ns;	/* when the wait ended, 0: not yet */
+	/* A waiter that runs the busy loop itself (stopper_start()): */
+	volatile uint64_t spun_until;	/* the loop spins until then */
+	volatile pid_t stopping, loop;	/* the task that stops, the loop */
+	volatile int go;		/* it may stop */
+	volatile long nvcsw, nivcsw;	/* its switches before it stopped */
+	volatile int preempted;		/* queued in its stop, never ran on */
+	char stopped[160];		/* its state once the loop ran */
+	char err[160];			/* what went wrong, if anything */
+};
+
+/* How a round starts the busy loop and the waiter. */
+enum round_order {
+	LOOP_FIRST,		/* the waiter queues work behind the loop */
+	WAITER_FIRST,		/* the loop starts behind the waiter's timer */
+	WAITER_LOOPS,		/* the waiter's process runs the loop */
 };
 
 static struct waiter *waiter_map(void)
@@ -544,10 +582,138 @@ static pid_t stat_refresher(struct waiter *w)
 	_exit(0);
 }
 
+/* "State: ..., voluntary switches, involuntary" of @pid's /proc status. */
+static void switches(pid_t pid, char *state, size_t len, long *nv, long *niv)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	*state = '\0';
+	*nv = *niv = -1;
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "State:\t", 7))
+			snprintf(state, len, "%.*s", (int)strcspn(line + 7, "\n"),
+				 line + 7);
+		sscanf(line, "voluntary_ctxt_switches: %ld", nv);
+		sscanf(line, "nonvoluntary_ctxt_switches: %ld", niv);
+	}
+	if (f)
+		fclose(f);
+}
+
+struct stopper_loop {
+	struct waiter *w;
+	int cpu;
+};
+
 /*
- * Starvation of a kernel thread on the test CPU that a task waits for:
- * start the busy loop, then @start_waiter; returns when the loop has
- * ended, with whether the wait ended before the loop did. The loop spins
+ * The parent's other thread: asleep in waitid() on @cpu until its child
+ * stops, then the busy loop there, HOG_S from the moment the stop woke it.
+ */
+static void *stopper_loop(void *arg)
+{
+	struct stopper_loop *l = arg;
+	struct sched_attr a = fifo_attr(HOG_PRIO);
+	uint64_t end;
+	siginfo_t si;
+
+	prctl(PR_SET_NAME, "stv-hog");
+	if (sched_setattr_tid(0, &a) || pin(0, l->cpu)) {
+		snprintf(l->w->err, sizeof(l->w->err),
+			 "the loop thread: SCHED_FIFO %d on CPU %d: %s",
+			 HOG_PRIO, l->cpu, strerror(errno));
+		return NULL;
+	}
+	l->w->loop = syscall(SYS_gettid);
+	if (waitid(P_PID, l->w->stopping, &si, WSTOPPED | WNOWAIT)) {
+		snprintf(l->w->err, sizeof(l->w->err),
+			 "the loop thread: waitid(%d): %s", l->w->stopping,
+			 strerror(errno));
+		return NULL;
+	}
+	end = now_ns() + HOG_S * NSEC_PER_SEC;
+	l->w->spun_until = end;
+	while (now_ns() < end)
+		;
+	return NULL;
+}
+
+/*
+ * A process on CPU 0 whose SCHED_FIFO 10 child on @cpu stops itself
+ * while the parent's stopper_loop() thread waits for that on @cpu; then
+ * the parent forks (the wait). Exits when both are done.
+ */
+static pid_t stopper_start(struct waiter *w, int cpu)
+{
+	struct stopper_loop l = { .w = w, .cpu = cpu };
+	char path[64], st[256];
+	pthread_t loop;
+	long nv, niv;
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	prctl(PR_SET_NAME, "stv-forker");
+	rt_hard_timers();
+	/* Not w->stopping = fork(): the child would store 0 there too. */
+	pid = fork();
+	if (!pid) {
+		struct sched_attr a = fifo_attr(10);
+		struct rusage ru;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		prctl(PR_SET_NAME, "stv-stopping");
+		if (sched_setattr_tid(0, &a) || pin(0, cpu))
+			_exit(1);
+		while (!w->go)
+			usleep(1000);
+		getrusage(RUSAGE_THREAD, &ru);
+		w->nvcsw = ru.ru_nvcsw;
+		w->nivcsw = ru.ru_nivcsw;
+		raise(SIGSTOP);
+		_exit(0);
+	}
+	w->stopping = pid;
+	if (pid < 0 || pthread_create(&loop, NULL, stopper_loop, &l))
+		_exit(1);
+	/* The loop thread asleep (in waitid()) before the child stops. */
+	while (!w->loop && !w->err[0])
+		usleep(1000);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", getpid(), w->loop);
+	while (!w->err[0] && task_state_at(path, st, sizeof(st)) != 'S')
+		usleep(1000);
+	w->go = 1;
+	while (!w->spun_until && !w->err[0])
+		usleep(1000);
+	if (w->err[0])
+		_exit(1);
+	/* Where the stop left the child, for the test to check. */
+	switches(w->stopping, w->stopped, sizeof(w->stopped), &nv, &niv);
+	snprintf(w->stopped + strlen(w->stopped),
+		 sizeof(w->stopped) - strlen(w->stopped),
+		 ", %ld voluntary and %ld involuntary switches since it raised SIGSTOP",
+		 nv - w->nvcsw, niv - w->nivcsw);
+	w->preempted = w->stopped[0] == 'T' && nv == w->nvcsw &&
+		       niv > w->nivcsw;
+	pid = fork();
+	if (!pid)
+		_exit(0);
+	if (pid > 0 && waitpid(pid, NULL, 0) == pid)
+		w->done_ns = now_ns();
+	kill(w->stopping, SIGKILL);
+	waitpid(w->stopping, NULL, 0);
+	pthread_join(loop, NULL);
+	_exit(0);
+}
+
+/*
+ * Starvation of a task on the test CPU (a kernel thread) that a task
+ * waits for: start the busy loop and @start_waiter in @order; returns when
+ * the loop has ended, with whether the wait ended before the loop did.
+ * The loop spins
  * until at least HOG_S after it was forked: a wait that ended before then
  * ended during the loop. (Not the time this process sees the loop exit:
  * the kernel thread and the waiter, on the CPU the loop frees, can finish
@@ -555,14 +721,20 @@ static pid_t stat_refresher(struct waiter *w)
  * in the PREEMPT_RT guest as a wait that "ended during the busy loop"
  * without any daemon.)
  */
-static bool kthread_round(FIXTURE_DATA(rescue) *self, struct waiter *w,
+static bool waiter_round(FIXTURE_DATA(rescue) *self, struct waiter *w,
 			  pid_t (*start_waiter)(struct waiter *, int),
-			  bool timer_first)
+			  enum round_order order)
 {
 	uint64_t spun_until;
 
 	memset((void *)w, 0, sizeof(*w));
-	if (timer_first) {
+	if (order == WAITER_LOOPS) {
+		self->worker = start_waiter(w, self->cpu);
+		waitpid(self->worker, NULL, 0);
+		self->worker = 0;
+		return w->done_ns && w->done_ns < w->spun_until;
+	}
+	if (order == WAITER_FIRST) {
 		struct thread_attr a;
 		char st[256];
 		int i;
@@ -600,28 +772,35 @@ static pid_t refresher(struct waiter *w, int cpu)
 	return stat_refresher(w);
 }
 
-static void kthread_test(struct __test_metadata *_metadata,
+static void waiter_test(struct __test_metadata *_metadata,
 			 FIXTURE_DATA(rescue) *self,
 			 pid_t (*start_waiter)(struct waiter *, int),
-			 bool timer_first, const char *const *kthreads)
+			enum round_order order, const char *const *names)
 {
 	const char *args[] = { "-t", THRESHOLD, "-d", "1", NULL };
 	struct waiter *w = waiter_map();
-	bool named = false;
+	bool named = false, lower_bound = false;
 	int i;
 
 	ASSERT_TRUE(NULL != w);
-	EXPECT_FALSE(kthread_round(self, w, start_waiter, timer_first))
+	EXPECT_FALSE(waiter_round(self, w, start_waiter, order))
 		TH_LOG("without starvd the wait ended during the busy loop: nothing starved");
+	if (order == WAITER_LOOPS) {
+		ASSERT_NE(0, w->spun_until)
+			TH_LOG("the child's stop never woke the busy loop: %s",
+			       w->err);
+		TH_LOG("the stopping task once the loop ran: %s", w->stopped);
+		ASSERT_TRUE(w->preempted)
+			TH_LOG("the loop did not preempt the child inside its stop");
+	}
 	ASSERT_EQ(0, daemon_start(self->d, args));
 	ASSERT_TRUE(daemon_up(self->d));
-	memset((void *)w, 0, sizeof(*w));
-	if (!kthread_round(self, w, start_waiter, timer_first)) {
+	if (!waiter_round(self, w, start_waiter, order)) {
 		const char *l = self->d->out;
 
-		/* What starvd did about the kernel threads, for the log. */
+		/* What starvd did about the starving tasks, for the log. */
 		daemon_drain(self->d, 200);
-		while ((l = strstr(l, kthreads[0]))) {
+		while ((l = strstr(l, names[0]))) {
 			const char *b = l, *e = strchr(l, '\n');
 
 			while (b > self->d->out && b[-1] != '\n')
@@ -633,8 +812,10 @@ static void kthread_test(struct __test_metadata *_metadata,
 			TH_LOG("with starvd the wait still lasted the whole busy loop (it ended %s)",
 			       w->done_ns ? "after it" : "never");
 	}
+	if (order == WAITER_LOOPS)
+		TH_LOG("the stopping task once the loop ran: %s", w->stopped);
 	/* The busy loop has exited: match it by the name hog_start() gave. */
-	for (i = 0; kthreads[i] && !named; i++) {
+	for (i = 0; names[i] && !named; i++) {
 		char comm[64], hcomm[64];
 
 		self->d->out_pos = 0;
@@ -643,19 +824,24 @@ static void kthread_test(struct __test_metadata *_metadata,
 			const char *h = strstr(self->line, "\"holder\":{");
 
 			json_str(self->line, "comm", comm, sizeof(comm));
-			if (strncmp(comm, kthreads[i], strlen(kthreads[i])) ||
+			if (strncmp(comm, names[i], strlen(names[i])) ||
 			    json_int(self->line, "cpu") != self->cpu || !h)
 				continue;
 			json_str(h, "comm", hcomm, sizeof(hcomm));
 			TH_LOG("starvd: %s starved on CPU %d behind %s", comm,
 			       self->cpu, hcomm);
 			named = !strcmp(hcomm, "stv-hog");
+			lower_bound = strstr(self->line,
+					     "\"wait_lower_bound\":true");
 			if (named)
 				break;
 		}
 	}
 	EXPECT_TRUE(named)
-		TH_LOG("no report named the kernel thread and the busy loop");
+		TH_LOG("no report named the starving task and the busy loop");
+	/* Never stamped: starvd vouches only for when it first saw it. */
+	if (order == WAITER_LOOPS && named)
+		EXPECT_TRUE(lower_bound) TH_LOG("%s", self->line);
 	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 10000));
 	snapshot_take(&self->after);
 	EXPECT_EQ(0, snapshot_changed(_metadata, &self->before, &self->after));
@@ -670,7 +856,7 @@ TEST_F_TIMEOUT(rescue, kernel_thread_timer, 180)
 
 	if (!is_preempt_rt())
 		SKIP(return, "not PREEMPT_RT: a sleeper's hrtimer expires in interrupt context here, no kernel thread serves it");
-	kthread_test(_metadata, self, timer_sleeper, true, kthreads);
+	waiter_test(_metadata, self, timer_sleeper, WAITER_FIRST, kthreads);
 }
 
 TEST_F_TIMEOUT(rescue, kernel_thread_workqueue, 180)
@@ -679,7 +865,16 @@ TEST_F_TIMEOUT(rescue, kernel_thread_workqueue, 180)
 
 	if (kernel_has_fair_server())
 		SKIP(return, "the fair server (6.12+) gives SCHED_OTHER kworkers 5%% of a CPU behind a busy loop: no kworker starves here");
-	kthread_test(_metadata, self, refresher, false, kthreads);
+	waiter_test(_metadata, self, refresher, LOOP_FIRST, kthreads);
+}
+
+TEST_F_TIMEOUT(rescue, fork_waits_for_stopping_task, 180)
+{
+	static const char *const stopping[] = { "stv-stopping", NULL };
+
+	if (!is_preempt_rt())
+		SKIP(return, "not PREEMPT_RT: tasklist_lock disables preemption here, a stopping task is never preempted holding it");
+	waiter_test(_metadata, self, stopper_start, WAITER_LOOPS, stopping);
 }
 
 TEST_HARNESS_MAIN
