@@ -38,7 +38,9 @@
  *   (DESIGN.md, "Unstamped waits"), and every fork() and exit() on the
  *   machine waits for it (the writers of tasklist_lock). The wait is a
  *   fork() on CPU 0. Same expectations, and the report says its wait is
- *   a lower bound.
+ *   a lower bound. fork_waits_for_stopping_task_fifo: the same with the
+ *   SCHED_FIFO emulation (-F), which lowered such a task before it ran
+ *   (/proc shows it stopped, not runnable) until stop 26.
  *
  * Nothing here is timed: each check is "done before the busy loop
  * ended", "done only after it", or "advanced".
@@ -775,9 +777,10 @@ static pid_t refresher(struct waiter *w, int cpu)
 static void waiter_test(struct __test_metadata *_metadata,
 			 FIXTURE_DATA(rescue) *self,
 			 pid_t (*start_waiter)(struct waiter *, int),
-			enum round_order order, const char *const *names)
+			enum round_order order, const char *const *names,
+			const char *option)
 {
-	const char *args[] = { "-t", THRESHOLD, "-d", "1", NULL };
+	const char *args[] = { "-t", THRESHOLD, "-d", "1", option, NULL };
 	struct waiter *w = waiter_map();
 	bool named = false, lower_bound = false;
 	int i;
@@ -856,7 +859,8 @@ TEST_F_TIMEOUT(rescue, kernel_thread_timer, 180)
 
 	if (!is_preempt_rt())
 		SKIP(return, "not PREEMPT_RT: a sleeper's hrtimer expires in interrupt context here, no kernel thread serves it");
-	waiter_test(_metadata, self, timer_sleeper, WAITER_FIRST, kthreads);
+	waiter_test(_metadata, self, timer_sleeper, WAITER_FIRST, kthreads,
+		    NULL);
 }
 
 TEST_F_TIMEOUT(rescue, kernel_thread_workqueue, 180)
@@ -865,7 +869,7 @@ TEST_F_TIMEOUT(rescue, kernel_thread_workqueue, 180)
 
 	if (kernel_has_fair_server())
 		SKIP(return, "the fair server (6.12+) gives SCHED_OTHER kworkers 5%% of a CPU behind a busy loop: no kworker starves here");
-	waiter_test(_metadata, self, refresher, LOOP_FIRST, kthreads);
+	waiter_test(_metadata, self, refresher, LOOP_FIRST, kthreads, NULL);
 }
 
 TEST_F_TIMEOUT(rescue, fork_waits_for_stopping_task, 180)
@@ -874,7 +878,22 @@ TEST_F_TIMEOUT(rescue, fork_waits_for_stopping_task, 180)
 
 	if (!is_preempt_rt())
 		SKIP(return, "not PREEMPT_RT: tasklist_lock disables preemption here, a stopping task is never preempted holding it");
-	waiter_test(_metadata, self, stopper_start, WAITER_LOOPS, stopping);
+	waiter_test(_metadata, self, stopper_start, WAITER_LOOPS, stopping,
+		    NULL);
+}
+
+/*
+ * The same with the SCHED_FIFO emulation (-F), which must not take a task
+ * that has not run yet for one that blocked: /proc shows it stopped.
+ */
+TEST_F_TIMEOUT(rescue, fork_waits_for_stopping_task_fifo, 180)
+{
+	static const char *const stopping[] = { "stv-stopping", NULL };
+
+	if (!is_preempt_rt())
+		SKIP(return, "not PREEMPT_RT: tasklist_lock disables preemption here, a stopping task is never preempted holding it");
+	waiter_test(_metadata, self, stopper_start, WAITER_LOOPS, stopping,
+		    "-F");
 }
 
 TEST_HARNESS_MAIN

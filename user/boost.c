@@ -613,6 +613,12 @@ static void finish(struct booster *b, size_t i, const char *why,
  * of the period. Measuring the CPU time rather than trusting the clock
  * matters: getting a queued task onto its CPU can take longer than a
  * 20 us runtime (an IPI to a busy CPU, more under virtualisation).
+ * Blocked means it ran and is no longer runnable: a task can be queued
+ * in a sleeping state (DESIGN.md, "Unstamped waits"), and /proc then
+ * shows it stopped or asleep until it has run. Lowering such a task
+ * before it ran left it waiting, escalation after escalation, in the
+ * 6.12-rt guest (test_rescue, fork_waits_for_stopping_task: a task
+ * preempted inside its stop, again after its DEADLINE boost overran).
  */
 static int fifo_lower_or_extend(struct booster *b, struct boost *bo,
 				uint64_t now)
@@ -620,7 +626,7 @@ static int fifo_lower_or_extend(struct booster *b, struct boost *bo,
 	uint64_t ran = task_exec_ns(bo->task.tid) - bo->exec_at_raise_ns;
 	int ret;
 
-	if (ran < bo->runtime_ns && task_runnable(bo->task.tid) &&
+	if (ran < bo->runtime_ns && (!ran || task_runnable(bo->task.tid)) &&
 	    now - bo->period_start_ns < b->p.period_ns) {
 		bo->next_ns = now + bo->runtime_ns - ran;
 		return 0;
