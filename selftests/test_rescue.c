@@ -876,14 +876,20 @@ TEST_F_TIMEOUT(rescue, kernel_thread_workqueue, 180)
 	waiter_test(_metadata, self, refresher, LOOP_FIRST, kthreads, NULL);
 }
 
-TEST_F_TIMEOUT(rescue, fork_waits_for_stopping_task, 180)
+static void stopping_test(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(rescue) *self, const char *option)
 {
 	static const char *const stopping[] = { "stv-stopping", NULL };
 
 	if (!is_preempt_rt())
 		SKIP(return, "not PREEMPT_RT: tasklist_lock disables preemption here, a stopping task is never preempted holding it");
 	waiter_test(_metadata, self, stopper_start, WAITER_LOOPS, stopping,
-		    NULL);
+		    option);
+}
+
+TEST_F_TIMEOUT(rescue, fork_waits_for_stopping_task, 180)
+{
+	stopping_test(_metadata, self, NULL);
 }
 
 /*
@@ -893,12 +899,7 @@ TEST_F_TIMEOUT(rescue, fork_waits_for_stopping_task, 180)
  */
 TEST_F_TIMEOUT(rescue, fork_waits_for_stopping_task_fifo, 180)
 {
-	static const char *const stopping[] = { "stv-stopping", NULL };
-
-	if (!is_preempt_rt())
-		SKIP(return, "not PREEMPT_RT: tasklist_lock disables preemption here, a stopping task is never preempted holding it");
-	waiter_test(_metadata, self, stopper_start, WAITER_LOOPS, stopping,
-		    "-F");
+	stopping_test(_metadata, self, "-F");
 }
 
 TEST_HARNESS_MAIN
