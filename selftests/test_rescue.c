@@ -70,6 +70,7 @@
 #include "kselftest_harness.h"
 #include "lib/daemon_proc.h"
 #include "lib/workload.h"
+#include "proc.h"
 #include "sched_attr.h"
 #include "util.h"
 
@@ -588,27 +589,6 @@ static pid_t stat_refresher(struct waiter *w)
 	_exit(0);
 }
 
-/* "State: ..., voluntary switches, involuntary" of @pid's /proc status. */
-static void switches(pid_t pid, char *state, size_t len, long *nv, long *niv)
-{
-	char path[64], line[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	*state = '\0';
-	*nv = *niv = -1;
-	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "State:\t", 7))
-			snprintf(state, len, "%.*s", (int)strcspn(line + 7, "\n"),
-				 line + 7);
-		sscanf(line, "voluntary_ctxt_switches: %ld", nv);
-		sscanf(line, "nonvoluntary_ctxt_switches: %ld", niv);
-	}
-	if (f)
-		fclose(f);
-}
-
 struct stopper_loop {
 	struct waiter *w;
 	int cpu;
@@ -654,9 +634,9 @@ static void *stopper_loop(void *arg)
 static pid_t stopper_start(struct waiter *w, int cpu)
 {
 	struct stopper_loop l = { .w = w, .cpu = cpu };
-	char path[64], st[256];
+	struct progress_sample ps;
+	char path[64], st[256], state;
 	pthread_t loop;
-	long nv, niv;
 	pid_t pid = fork();
 
 	if (pid)
@@ -697,13 +677,14 @@ static pid_t stopper_start(struct waiter *w, int cpu)
 	if (w->err[0])
 		_exit(1);
 	/* Where the stop left the child, for the test to check. */
-	switches(w->stopping, w->stopped, sizeof(w->stopped), &nv, &niv);
-	snprintf(w->stopped + strlen(w->stopped),
-		 sizeof(w->stopped) - strlen(w->stopped),
-		 ", %ld voluntary and %ld involuntary switches since it raised SIGSTOP",
-		 nv - w->nvcsw, niv - w->nivcsw);
-	w->preempted = w->stopped[0] == 'T' && nv == w->nvcsw &&
-		       niv > w->nivcsw;
+	state = task_state(w->stopping, st, sizeof(st));
+	task_progress(w->stopping, &ps);
+	snprintf(w->stopped, sizeof(w->stopped),
+		 "state %c, %ld voluntary and %ld involuntary switches since it raised SIGSTOP",
+		 state ? state : '?', (long)ps.nvcsw - w->nvcsw,
+		 (long)ps.nivcsw - w->nivcsw);
+	w->preempted = state == 'T' && ps.valid &&
+		       (long)ps.nvcsw == w->nvcsw && (long)ps.nivcsw > w->nivcsw;
 	pid = fork();
 	if (!pid)
 		_exit(0);
@@ -719,8 +700,8 @@ static pid_t stopper_start(struct waiter *w, int cpu)
  * Starvation of a task on the test CPU (a kernel thread) that a task
  * waits for: start the busy loop and @start_waiter in @order; returns when
  * the loop has ended, with whether the wait ended before the loop did.
- * The loop spins
- * until at least HOG_S after it was forked: a wait that ended before then
+ * The loop spins until at least HOG_S after it was forked (or, in
+ * WAITER_LOOPS, after the stop woke it): a wait that ended before then
  * ended during the loop. (Not the time this process sees the loop exit:
  * the kernel thread and the waiter, on the CPU the loop frees, can finish
  * before this process, woken on the other CPU, reads the clock; seen once
@@ -728,8 +709,8 @@ static pid_t stopper_start(struct waiter *w, int cpu)
  * without any daemon.)
  */
 static bool waiter_round(FIXTURE_DATA(rescue) *self, struct waiter *w,
-			  pid_t (*start_waiter)(struct waiter *, int),
-			  enum round_order order)
+			 pid_t (*start_waiter)(struct waiter *, int),
+			 enum round_order order)
 {
 	uint64_t spun_until;
 
@@ -779,8 +760,8 @@ static pid_t refresher(struct waiter *w, int cpu)
 }
 
 static void waiter_test(struct __test_metadata *_metadata,
-			 FIXTURE_DATA(rescue) *self,
-			 pid_t (*start_waiter)(struct waiter *, int),
+			FIXTURE_DATA(rescue) *self,
+			pid_t (*start_waiter)(struct waiter *, int),
 			enum round_order order, const char *const *names,
 			const char *option)
 {
@@ -796,7 +777,7 @@ static void waiter_test(struct __test_metadata *_metadata,
 		ASSERT_NE(0, w->spun_until)
 			TH_LOG("the child's stop never woke the busy loop: %s",
 			       w->err);
-		TH_LOG("the stopping task once the loop ran: %s", w->stopped);
+		TH_LOG("without starvd, once the loop ran: %s", w->stopped);
 		ASSERT_TRUE(w->preempted)
 			TH_LOG("the loop did not preempt the child inside its stop");
 	}
@@ -820,7 +801,7 @@ static void waiter_test(struct __test_metadata *_metadata,
 			       w->done_ns ? "after it" : "never");
 	}
 	if (order == WAITER_LOOPS)
-		TH_LOG("the stopping task once the loop ran: %s", w->stopped);
+		TH_LOG("with starvd, once the loop ran: %s", w->stopped);
 	/* The busy loop has exited: match it by the name hog_start() gave. */
 	for (i = 0; names[i] && !named; i++) {
 		char comm[64], hcomm[64];
