@@ -133,8 +133,53 @@ starve_stop() {
 	spid=
 }
 
-# detected WHAT: starve on CPU 1 until the daemon reports this victim
-# (by its tid: the log may name earlier ones).
+# where_stuck: where the daemon's threads are (state, wait channel,
+# kernel stack), and every task blocked in D (on PREEMPT_RT also a wait
+# for a sleeping spinlock) or runnable on CPU 1, with its stack: what a
+# daemon that reads but does not log waits for, and who holds it. Shell
+# builtins only: a TCG guest forks slowly, and CPU 1 is busy.
+where_stuck() {
+	for t in /proc/$dpid/task/*; do
+		stuck_task "starvd thread" "$t"
+	done
+	for t in /proc/[0-9]*/task/*; do
+		case $t in
+		/proc/$dpid/*) ;;
+		*) stuck_task task "$t" ;;
+		esac
+	done
+}
+
+stuck_task() {	# stuck_task WHAT /proc/PID/task/TID (every "starvd thread")
+	read -r stat <"$2/stat" 2>/dev/null || return
+	# shellcheck disable=SC2086 # the fields after "pid (comm) "
+	set -- "$1" "$2" ${stat##*) }
+	[ "$1" != task ] || [ "$3" = D ] || { [ "$3" = R ] && [ "${39}" = 1 ]; } ||
+		return
+	read -r comm <"$2/comm" 2>/dev/null
+	read -r wchan <"$2/wchan" 2>/dev/null
+	echo "# where_stuck: $1 ${2#/proc/} $comm: state $3 on CPU ${39}, wchan ${wchan:-?}"
+	while read -r addr sym; do
+		echo "#     $sym"
+	done <"$2/stack" 2>/dev/null
+}
+
+# status_lines: how many "status:" lines the daemon's log has.
+status_lines() {
+	grep -c 'starvd: status: ' $LOG
+}
+
+# detected WHAT: starve on CPU 1; the daemon must report this victim (by
+# its tid: the log may name earlier ones). starvd reports a task only
+# from a read that saw it waiting for the threshold, so the report proves
+# the detection, however late its line reaches the log: the log is read
+# while the starvation lasts (starve ends its busy loop by itself), then
+# once more after the daemon has written every line it had queued (the
+# status line SIGUSR1 asks for comes after them). A line still missing
+# five seconds into the starvation is not a failure by itself, but is
+# explained (where_stuck). Stop 26's CI run, 6.12-rt guest: starvd had
+# reported the victim at 1.000 s of its wait, yet a wait_log of 300 tries
+# (about the busy loop's 30 s) did not find the line: it came late.
 detected() {
 	starve_start
 	# Until starve names its victim (once it starves), or starve is gone:
@@ -145,9 +190,33 @@ detected() {
 		kill -0 "$spid" 2>/dev/null || break
 		sleep 0.1
 	done
-	wait_log "stv-victim-${vtid:-none} starved on CPU 1 " 300
-	r=$?
+	line="stv-victim-${vtid:-none} starved on CPU 1 "
+	explained=0
+	while ! grep -q "$line" $LOG && kill -0 "$spid" 2>/dev/null &&
+	      kill -0 "$dpid" 2>/dev/null; do
+		if [ $explained = 0 ] &&
+		   grep -q 't= *5s .*(starving)' $RUN/starve.log; then
+			echo "# detected: 5 s into the starvation of stv-victim-$vtid the daemon's log does not name it ($(date +%s)); where it is:"
+			where_stuck
+			explained=1
+		fi
+		sleep 0.1
+	done
 	starve_stop
+	r=0
+	if ! grep -q "$line" $LOG; then
+		before=$(status_lines)
+		kill -USR1 "$dpid" 2>/dev/null
+		w=0
+		while [ "$(status_lines)" = "$before" ] && [ $w -lt 300 ] &&
+		      kill -0 "$dpid" 2>/dev/null; do
+			w=$((w + 1))
+			sleep 0.1
+		done
+		grep -q "$line" $LOG || r=1
+		[ $r = 1 ] ||
+			echo "# detected: the report of stv-victim-$vtid reached the log only after the starvation ($(date +%s))"
+	fi
 	[ $r = 0 ] || { show_log; sed 's/^/#   /' $RUN/starve.log; }
 	ok $r "$1"
 }
