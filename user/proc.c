@@ -6,19 +6,26 @@
 #include "proc.h"
 #include "util.h"
 
+const char *stat_field(const char *stat, int n)
+{
+	const char *p;
+	int i;
+
+	/* comm may hold spaces and parentheses: skip past the last ')'. */
+	p = strrchr(stat, ')');
+	for (i = 2; p && i < n; i++)
+		p = strchr(p + 1, ' ');
+	return p ? p + 1 : NULL;
+}
+
 const char *task_stat_field(pid_t tid, int n, char *buf, size_t len)
 {
-	char path[64], *p;
-	int i;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
 	if (read_line(path, buf, len))
 		return NULL;
-	/* comm may hold spaces and parentheses: skip past the last ')'. */
-	p = strrchr(buf, ')');
-	for (i = 2; p && i < n; i++)
-		p = strchr(p + 1, ' ');
-	return p ? p + 1 : NULL;
+	return stat_field(buf, n);
 }
 
 uint64_t task_start_time(pid_t tid)

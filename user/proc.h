@@ -11,9 +11,11 @@
 #include "escalate.h"
 
 /*
- * Field @n (>= 3) of /proc/<tid>/stat, past the comm (which may hold
- * spaces and parentheses), in @buf; NULL if the task is gone.
+ * Field @n (>= 3) of a /proc/<tid>/stat line, past the comm (which may
+ * hold spaces and parentheses); NULL if the line has no such field.
  */
+const char *stat_field(const char *stat, int n);
+/* stat_field() of /proc/<tid>/stat, read into @buf; NULL if it is gone. */
 const char *task_stat_field(pid_t tid, int n, char *buf, size_t len);
 /* starttime (field 22 of /proc/<tid>/stat): with the tid, an identity. */
 uint64_t task_start_time(pid_t tid);
