@@ -199,7 +199,7 @@ victim_tid() {
 detected() {
 	starve_start
 	uptime_cs
-	t0=$up_cs
+	started_cs=$up_cs
 	# Until starve names its victim (once it starves), or starve is gone:
 	# bounded by its own 30 s, not by a count of sleeps (a TCG guest
 	# just after CPU hotplug took more than 100 of them).
@@ -225,7 +225,7 @@ detected() {
 		victim_tid
 		line="stv-victim-${vtid:-none} starved on CPU 1 "
 		[ -z "$vtid" ] ||
-			echo "# detected: this test was held up: it learned the victim's tid ($vtid) only when the starvation was over, $(((up_cs - t0) / 100)) s after starting it"
+			echo "# detected: this test was held up: it learned the victim's tid ($vtid) only when the starvation was over, $(((up_cs - started_cs) / 100)) s after starting it"
 	fi
 	r=0
 	if ! grep -q "$line" $LOG; then
