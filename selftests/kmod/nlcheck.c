@@ -504,9 +504,16 @@ bad:
 }
 
 static volatile bool stop_spin;
+/*
+ * Spinners wait here until all of them exist: spinning at once, each
+ * would take its share of the CPUs from the thread creating the rest
+ * (quadratic: minutes for 600 under TCG).
+ */
+static pthread_barrier_t spin_gate;
 
 static void *spin(void *arg)
 {
+	pthread_barrier_wait(&spin_gate);
 	while (!stop_spin)
 		;
 	return NULL;
@@ -564,10 +571,13 @@ static int cmd_bigdump(int n)
 	int ret;
 
 	need_family();
+	pthread_barrier_init(&spin_gate, NULL, n + 1);
 	t = start_threads(n, spin);
+	pthread_barrier_wait(&spin_gate);
 	usleep(300000);
 	ret = dump(STARVD_CMD_GET_TASKS, &s);
 	stop_threads(t, n);
+	pthread_barrier_destroy(&spin_gate);
 	/* All but the threads on a CPU wait; allow a few to be switching. */
 	printf("%sok 1 - get-tasks dump of %d spinning threads returned %u messages, one read time%s\n",
 	       !ret && s.msgs + 8 >= (unsigned int)n && !s.mixed_time ? "" :
