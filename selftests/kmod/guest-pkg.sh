@@ -47,6 +47,13 @@ mount -t tmpfs tmpfs $root/run
 mount -t tmpfs tmpfs $root/boot
 cp /boot/*-"$kver" $root/boot/ 2>/dev/null
 mount -t tmpfs tmpfs $root/tmp
+# A machine that never had starvd: the host's own DKMS registration
+# (vm/dkms.sh, for every guest kernel) would make the package hook first
+# remove the module from each of those kernels, a depmod each, a minute
+# apiece under TCG; and its installed starvd.ko would stand in for the
+# build this checks. Deleted in the overlay only (whiteouts in upper/).
+rm -rf $root/var/lib/dkms/starvd $root/usr/src/starvd-* \
+	$root/lib/modules/*/updates/dkms/starvd.ko*
 cp "$debs"/starvd_*.deb "$debs"/starvd-dkms_*.deb $root/tmp/
 
 # man-db's trigger would re-index every man page of the host under TCG
