@@ -119,14 +119,20 @@ check: deps all
 	@rm -f $(RESULTS)
 	@selftests/host-state.sh save $(O)/host-state
 	-RESULTS=$(RESULTS) selftests/run.sh $(O)/selftests unit host load
-ifneq ($(wildcard mk/kmod.mk),)
-	$(if $(filter 1,$(VM)),@RESULTS=$(RESULTS) $(MAKE) check-vm || \
-		echo "check-vm # Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:1" >> $(RESULTS))
-endif
 ifneq ($(wildcard mk/pkg.mk),)
 	@RESULTS=$(RESULTS) $(MAKE) check-pkg || grep -q '^pkg ' $(RESULTS) || \
 		echo "pkg-build # Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:1" >> $(RESULTS)
-	$(if $(filter 1,$(VM)),@RESULTS=$(RESULTS) vm/pkg-guest.sh $(PKG_GUEST) $(PKG_DIR) || \
+endif
+# The package guest boots in check-vm, next to the other guests, when
+# PKG_GUEST is one of them; alone after it otherwise.
+ifneq ($(wildcard mk/kmod.mk),)
+	$(if $(filter 1,$(VM)),@RESULTS=$(RESULTS) VM_PKG_GUEST=$(PKG_GUEST) \
+		VM_PKG_DEBS=$(PKG_DIR) $(MAKE) check-vm || \
+		echo "check-vm # Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:1" >> $(RESULTS))
+endif
+ifneq ($(wildcard mk/pkg.mk),)
+	$(if $(filter 1,$(VM)),@grep -q '^pkg-vm-' $(RESULTS) || \
+		RESULTS=$(RESULTS) vm/pkg-guest.sh $(PKG_GUEST) $(PKG_DIR) || \
 		grep -q '^pkg-vm-' $(RESULTS) || echo "pkg-vm-build # Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:1" >> $(RESULTS))
 endif
 ifneq ($(wildcard mk/kselftest.mk),)

@@ -22,7 +22,11 @@
 # default 2), STARVD_VM_BPF_GUESTS (guests that also run the daemon's
 # selftests on the BPF backend, default $VM_DEFAULT_BPF_GUESTS of
 # vm/lib.sh), STARVD_TEST_BPF_MODES (passed to selftests/run.sh; default
-# both modes in the first BPF guest, sched_info in the others).
+# both modes in the first BPF guest, sched_info in the others),
+# VM_PKG_GUEST and VM_PKG_DEBS (make check: once that guest's tests are
+# done, it boots again to install the .debs of VM_PKG_DEBS there with
+# vm/pkg-guest.sh, whose results line counts as that guest's: the
+# package check runs in the time the other guest is still busy).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -136,6 +140,14 @@ guest_run() {
 		}
 		secs=$(($(date +%s) - t0)) ;;
 	esac
+	# The packages (make check): installed in a boot of their own.
+	if [ "$g" = "${VM_PKG_GUEST:-}" ] && [ -n "${VM_PKG_DEBS:-}" ]; then
+		rm -f "$res.pkg"
+		RESULTS=$res.pkg vm/pkg-guest.sh "$g" "$VM_PKG_DEBS" >&3 2>&1 || true
+		lines="$lines${lines:+$'\n'}$(cat "$res.pkg" 2>/dev/null ||
+			fail_line "pkg-vm-$g")"
+		secs=$(($(date +%s) - t0))
+	fi
 	exec 3>&-
 	echo "$lines" >"$VM_CACHE/results/$g.lines"
 	echo "$secs" >"$VM_CACHE/results/$g.secs"
