@@ -70,11 +70,13 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 run_one() {	# name binary [VAR=value...]
-	local name=${SUITE_PREFIX:-}$1 bin=$2 out
+	local name=${SUITE_PREFIX:-}$1 bin=$2 out t0
+	t0=$(date +%s)
 	shift 2
 	echo "# === $name"
 	out=$(mktemp)
 	env "$@" "$bin" 2>&1 | tee "$out"
+	echo "# === $name: $(($(date +%s) - t0)) s"
 	if grep -q '^# Totals:' "$out"; then
 		echo "$name $(grep '^# Totals:' "$out" | tail -n1)" >> "$RESULTS"
 	else

@@ -37,7 +37,6 @@ RUN=/tmp/starvd-faults
 LOG=$RUN/starvd.log
 RT=/proc/sys/kernel/sched_rt_runtime_us
 CPU1=/sys/devices/system/cpu/cpu1/online
-t0=$(date +%s)
 . selftests/kmod/guest-lib.sh
 
 want() {	# want N: is check N asked for?
@@ -45,11 +44,6 @@ want() {	# want N: is check N asked for?
 	*" $1 "*) return 0 ;;
 	esac
 	return 1
-}
-
-# Seconds since the start, for the log of each part.
-step() {
-	echo "# [$(($(date +%s) - t0))s] $*"
 }
 
 rt_saved=$(cat $RT)

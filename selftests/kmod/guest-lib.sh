@@ -3,8 +3,9 @@
 # Shared by the guest test scripts (guest-tests.sh, guest-faults.sh):
 # TAP counting and module helpers. POSIX sh (busybox in the 686 guest).
 # Source it after setting guest (a vm/check.sh guest name); it defines
-# functions, the counters n, pass and fail, and i386 (1 in the 32-bit
-# guests, 686 and 5.10-686: busybox sh, no BPF, no util-linux) only.
+# functions, the counters n, pass and fail, t0 (when it was sourced, for
+# step) and i386 (1 in the 32-bit guests, 686 and 5.10-686: busybox sh,
+# no BPF, no util-linux) only.
 n=0
 case $guest in
 686 | *-686) i386=1 ;;
@@ -12,6 +13,11 @@ case $guest in
 esac
 pass=0
 fail=0
+t0=$(date +%s)
+
+step() {	# step TEXT: print it with the seconds since the script started
+	echo "# [$(($(date +%s) - t0))s] $*"
+}
 
 # On PREEMPT_RT the test scripts and what they start run on CPU 0, the
 # busy loops on CPU 1 (everything that must be elsewhere pins itself):

@@ -18,7 +18,6 @@ BIN=${STARVD_BIN_DIR:?}
 : "${RESULTS:?}"
 NL=$B/kmod-tests/nlcheck
 kver=$(uname -r)
-t0=$(date +%s)
 . selftests/kmod/guest-lib.sh
 
 echo "TAP version 13"
@@ -59,6 +58,7 @@ echo 0 >/sys/module/starvd/parameters/unprivileged
 # busy loop starves with no daemon to rescue them; in the 6.12-rt guest
 # starve itself was held up 18 s by that, and its busy loop's own bound
 # ran out before starvctl looked.
+step "5. a real starvation through netlink"
 rt=$(cat /proc/sys/kernel/sched_rt_runtime_us)
 echo -1 >/proc/sys/kernel/sched_rt_runtime_us
 "$B/selftests/starve" -c 1 -s 10 >/tmp/starve.$$ 2>&1 &
@@ -83,9 +83,11 @@ rm -f /tmp/starve.$$
 echo "$rt" >/proc/sys/kernel/sched_rt_runtime_us
 
 # 6. dumps larger than one skb
+step "6. a dump of 600 spinning threads"
 tap_from "$NL" bigdump 600
 
 # 7. the kernel's ynl CLI against the live module
+step "7. ynl cli.py"
 if [ -n "${STARVD_YNL:-}" ]; then
 	for cmd in get-tasks get-cpus; do
 		out=$(PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 \
@@ -101,6 +103,7 @@ if [ -n "${STARVD_YNL:-}" ]; then
 fi
 
 # 8. unload while a query loop runs, reload, unload again
+step "8. unload and reload under a query loop"
 "$NL" loop 6 >/tmp/loop.$$ 2>&1 &
 loop=$!
 sleep 1
