@@ -55,6 +55,27 @@ TEST(starvctl_usage_errors)
 	EXPECT_EQ(2, RUN(out, bin_path("starvctl"), "-b", "debugfs", "info"));
 }
 
+static void stdout_to_dev_full(void *arg)
+{
+	int fd = open("/dev/full", O_WRONLY);
+
+	if (fd >= 0)
+		dup2(fd, 1);
+}
+
+/* An answer that could not be written is not a success. */
+TEST(starvctl_write_error_is_an_error)
+{
+	const char *const argv[] = { bin_path("starvctl"), "--help", NULL };
+	char out[4096];
+
+	ASSERT_EQ(0, access("/dev/full", W_OK));
+	EXPECT_EQ(1, run_capture_as(argv, out, sizeof(out), stdout_to_dev_full,
+				    NULL)) TH_LOG("%s", out);
+	EXPECT_TRUE(NULL != strstr(out, "cannot write the output to stdout: No space left on device"))
+		TH_LOG("%s", out);
+}
+
 FIXTURE(root) {
 	long saved_rt;
 	bool changed;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * starvctl: query the wait data starvd works from, for people (tables)
- * and monitoring agents (--json). Exit status: 0 ok, 1 backend error,
- * 2 usage error.
+ * and monitoring agents (--json). Exit status: 0 ok, 1 backend error
+ * (or the output could not be written), 2 usage error.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -526,7 +526,7 @@ static const struct {
 	{ "tasks", cmd_tasks },
 };
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
 	struct task_list l = {};
 	struct cpuset one = {};
@@ -580,4 +580,21 @@ int main(int argc, char **argv)
 	task_list_free(&l);
 	backend_close(&b);
 	return ret ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	int ret = run(argc, argv);
+
+	/*
+	 * An agent reading a half-written answer must not see success: what
+	 * stdio still holds is written now, and a failed write (closed pipe
+	 * with SIGPIPE ignored, full disk) is an error of its own.
+	 */
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "starvctl: cannot write the output to stdout: %s\n",
+			ferror(stdout) && errno ? strerror(errno) : "write error");
+		return ret ? ret : 1;
+	}
+	return ret;
 }

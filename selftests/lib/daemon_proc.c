@@ -394,6 +394,11 @@ int run_capture_for(const char *const *argv, char *out, size_t len,
 			continue;
 		}
 		n = read(fds[0], out + off, len - 1 - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)	/* said: a cut answer would look like its own */
+			fprintf(stderr, "# reading what %s prints: %s\n", argv[0],
+				strerror(errno));
 		if (n <= 0)
 			break;
 		off += n;
