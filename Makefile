@@ -114,10 +114,16 @@ RESULTS		:= $(abspath $(O))/results.txt
 SELFTESTS	= $(MAKE) -C selftests O=$(abspath $(O)) CC="$(CC)" \
 		  LDLIBS="$(LDLIBS) -lpthread"
 
+# With the guests, their preparation (downloads, DKMS, builds: minutes)
+# runs in the background, at nice 19, beside the host suites
+# (scripts/background.sh says why that is safe), and check-vm waits for it.
+VM_PREP		:= $(if $(and $(filter 1,$(VM)),$(wildcard mk/kmod.mk)),$(O)/vm-prepare)
+
 check: deps all
 	$(SELFTESTS) all
 	@rm -f $(RESULTS)
 	@selftests/host-state.sh save $(O)/host-state
+	$(if $(VM_PREP),@scripts/background.sh start $(VM_PREP) $(MAKE) check-vm-prepare)
 	-RESULTS=$(RESULTS) selftests/run.sh $(O)/selftests unit host load
 ifneq ($(wildcard mk/pkg.mk),)
 	@RESULTS=$(RESULTS) $(MAKE) check-pkg || grep -q '^pkg ' $(RESULTS) || \
@@ -125,11 +131,10 @@ ifneq ($(wildcard mk/pkg.mk),)
 endif
 # The package guest boots in check-vm, next to the other guests, when
 # PKG_GUEST is one of them; alone after it otherwise.
-ifneq ($(wildcard mk/kmod.mk),)
-	$(if $(filter 1,$(VM)),@RESULTS=$(RESULTS) VM_PKG_GUEST=$(PKG_GUEST) \
+	$(if $(VM_PREP),@scripts/background.sh wait $(VM_PREP) && \
+		RESULTS=$(RESULTS) VM_PREPARED=1 VM_PKG_GUEST=$(PKG_GUEST) \
 		VM_PKG_DEBS=$(PKG_DIR) $(MAKE) check-vm || \
 		echo "check-vm # Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:1" >> $(RESULTS))
-endif
 ifneq ($(wildcard mk/pkg.mk),)
 	$(if $(filter 1,$(VM)),@grep -q '^pkg-vm-' $(RESULTS) || \
 		RESULTS=$(RESULTS) vm/pkg-guest.sh $(PKG_GUEST) $(PKG_DIR) || \

@@ -3,9 +3,7 @@
 #
 # vm/check.sh [GUEST...]: the module's tests in qemu guests booting
 # Debian's own kernels (default: $VM_DEFAULT_GUESTS of vm/lib.sh). On the
-# host: fetch the kernels, build and install the module for each with
-# DKMS, build the programs (64-bit, and 32-bit without BPF for the i386
-# guests), check the netlink ABI against its spec; then boot the guests
+# host: vm/prepare.sh (unless VM_PREPARED=1); then boot the guests
 # two at a time (each TCG guest is one host thread) and run
 # selftests/kmod/guest-tests.sh in each (guest-rescue.sh in
 # $VM_RESCUE_ONLY_GUESTS; $VM_THREADIRQS_GUESTS boot once more with
@@ -22,7 +20,8 @@
 # default 2), STARVD_VM_BPF_GUESTS (guests that also run the daemon's
 # selftests on the BPF backend, default $VM_DEFAULT_BPF_GUESTS of
 # vm/lib.sh), STARVD_TEST_BPF_MODES (passed to selftests/run.sh; default
-# both modes in the first BPF guest, sched_info in the others),
+# sched_info: tracking mode's suites run on the host, and every BPF guest
+# loads it against a BTF without sched_info, test_bpf_fallback),
 # VM_PKG_GUEST and VM_PKG_DEBS (make check: once that guest's tests are
 # done, it boots again to install the .debs of VM_PKG_DEBS there with
 # vm/pkg-guest.sh, whose results line counts as that guest's: the
@@ -36,42 +35,20 @@ VM_PARALLEL=${VM_PARALLEL:-2}
 bpf_guests=${STARVD_VM_BPF_GUESTS-$VM_DEFAULT_BPF_GUESTS}
 cd "$STARVD_TOP"
 
-for t in qemu-system-x86_64 qemu-system-i386 dkms busybox; do
-	command -v "$t" >/dev/null || die "$t not found: run scripts/deps-vm.sh first (as root)"
-done
-[ "$(id -u)" = 0 ] || die "the VM tests install the module with DKMS: run as root"
-for g in $guests; do
-	vm_arch "$g" >/dev/null
-done
+vm_preflight $guests
 
 t_start=$(date +%s)
 step() {	# step TEXT: print with the time since the start
 	echo "# [$(($(date +%s) - t_start))s] $*"
 }
 
+# Fetching, DKMS and the builds: done already when VM_PREPARED=1 (make
+# check runs vm/prepare.sh in the background during the host suites).
+[ "${VM_PREPARED:-}" = 1 ] || vm/prepare.sh $guests ||
+	die "preparing the guests failed (vm/prepare.sh, output above)"
 vm_resolve_kernels
-kvers=()
-for g in $guests; do
-	kvers+=("$(vm_kver "$g")")
-done
-step "fetching guest kernels: ${kvers[*]}"
-vm/fetch.sh $guests
-step "DKMS build and install"
-vm/dkms.sh "${kvers[@]}"
-
-step "building programs"
-vm/build.sh 64
-for g in $guests; do
-	if [ "$(vm_arch "$g")" = i386 ]; then
-		vm/build.sh 32
-		break
-	fi
-done
-
 ynl=$(vm/ynl.sh)
-step "checking the netlink ABI against include/starvd/starvd.yaml"
-STARVD_YNL=$ynl /usr/bin/python3 selftests/kmod/abi-check.py >/dev/null ||
-	die "the netlink ABI disagrees with its spec: STARVD_YNL=$ynl selftests/kmod/abi-check.py says where"
+step "guests start"
 
 fail_line() {	# fail_line SUITE: a failing results line
 	echo "$1 # Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:1"
@@ -104,8 +81,6 @@ guest_run() {
 		*" $g "*)
 			env="$env STARVD_VM_BACKENDS='netlink bpf'"
 			modes=${STARVD_TEST_BPF_MODES:-sched_info}
-			[ -n "${STARVD_TEST_BPF_MODES:-}" ] ||
-				[ "$g" != "${bpf_guests%% *}" ] || modes="sched_info tracking"
 			env="$env STARVD_TEST_BPF_MODES='$modes'" ;;
 		esac
 	fi

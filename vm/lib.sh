@@ -130,8 +130,9 @@ vm_resolve_bullseye() {
 
 # Known guests; those vm/check.sh (make check-vm) boots by default, two
 # at a time, longest first so that the last ones end together; those of
-# them that also run the daemon's selftests on the BPF backend (the first
-# one in both BPF modes). Every guest runs the module's checks, its faults
+# them that also run the daemon's selftests on the BPF backend (in
+# sched_info mode: tracking mode's suites run on the host, and its load
+# is checked in each of them, test_bpf_fallback). Every guest runs the module's checks, its faults
 # and the daemon's suites on the netlink backend: each kernel builds the
 # module differently. BPF where it adds coverage: PREEMPT_RT 6.12, 6.1,
 # the generic kernel without the fair server (the host, 6.18, runs BPF on
@@ -157,6 +158,19 @@ VM_RESCUE_ONLY_GUESTS=${VM_RESCUE_ONLY_GUESTS-6.12}
 # whole suite: threadirqs also moves every softirq of a CPU to its
 # ksoftirqd, which changes what the other suites' busy loops starve.
 VM_THREADIRQS_GUESTS=${VM_THREADIRQS_GUESTS-6.12}
+
+# vm_preflight GUEST...: the guest names are known, the tools are there
+# and this is root, or die saying what to do.
+vm_preflight() {
+	local t g
+	for t in qemu-system-x86_64 qemu-system-i386 dkms busybox; do
+		command -v "$t" >/dev/null || die "$t not found: run scripts/deps-vm.sh first (as root)"
+	done
+	[ "$(id -u)" = 0 ] || die "the VM tests install the module with DKMS: run as root"
+	for g in "$@"; do
+		vm_arch "$g" >/dev/null
+	done
+}
 
 # Guest name -> kernel release
 vm_kver() {
