@@ -390,13 +390,20 @@ TEST_F_TIMEOUT(starve, changed_during_boost_left_alone, 40)
 	struct sched_attr mine = fifo_attr(VICTIM_PRIO + 5);
 	pid_t tid = self->v.st->tid;
 
-	START("-t", "0.5", "-d", "1");
+	/*
+	 * A boost longer than the test: the change must land during it. With
+	 * a 1 s boost a test held up for a second (TCG, 6.12-rt guest)
+	 * changed a task already restored, and nothing was said. starvd sees
+	 * the change at its next look at the boost, at the latest when it
+	 * restores its boosts on SIGTERM.
+	 */
+	START("-t", "0.5", "-d", "60");
 	WAIT_EVENT("boost", tid);
 	ASSERT_EQ(0, sched_setattr_tid(tid, &mine));
-	EXPECT_TRUE(daemon_wait_output(self->d, "changed by someone else",
-				       EVENT_MS));
 	/* Still starving, it may be boosted again: from its new policy. */
 	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+	EXPECT_TRUE(daemon_output_has(self->d, "changed by someone else"))
+		TH_LOG("%s", self->d->err);
 	expect_attr(_metadata, tid, &mine);
 }
 
