@@ -114,27 +114,32 @@ RESULTS		:= $(abspath $(O))/results.txt
 SELFTESTS	= $(MAKE) -C selftests O=$(abspath $(O)) CC="$(CC)" \
 		  LDLIBS="$(LDLIBS) -lpthread"
 
-# With the guests, their preparation (downloads, DKMS, builds: minutes)
-# runs in the background, at nice 19, beside the host suites
-# (scripts/background.sh says why that is safe), and check-vm waits for it.
-VM_PREP		:= $(if $(and $(filter 1,$(VM)),$(wildcard mk/kmod.mk)),$(O)/vm-prepare)
+# make check's order. The unit and host suites run while the work that
+# needs only CPU runs beside them (check-background: the guests'
+# preparation, then the packages), at nice 19 and off the test CPU
+# (scripts/background.sh says why that is safe); then the guests, two at
+# a time, the package guest among them; then the load soak, which fills
+# CPU 0 (work beside it got no CPU at all); then the kselftest target.
+BG		:= $(O)/check-background
 
 check: deps all
 	$(SELFTESTS) all
-	@rm -f $(RESULTS)
+	@rm -f $(RESULTS) $(O)/vm-prepared
 	@selftests/host-state.sh save $(O)/host-state
-	$(if $(VM_PREP),@scripts/background.sh start $(VM_PREP) $(MAKE) check-vm-prepare)
-	-RESULTS=$(RESULTS) selftests/run.sh $(O)/selftests unit host load
-ifneq ($(wildcard mk/pkg.mk),)
-	@RESULTS=$(RESULTS) $(MAKE) check-pkg || grep -q '^pkg ' $(RESULTS) || \
-		echo "pkg-build # Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:1" >> $(RESULTS)
-endif
+	@scripts/background.sh start $(BG) $(MAKE) check-background VM=$(VM) \
+		RESULTS=$(RESULTS)
+	-RESULTS=$(RESULTS) selftests/run.sh $(O)/selftests unit host
+	-@scripts/background.sh wait $(BG)
 # The package guest boots in check-vm, next to the other guests, when
 # PKG_GUEST is one of them; alone after it otherwise.
-	$(if $(VM_PREP),@scripts/background.sh wait $(VM_PREP) && \
-		RESULTS=$(RESULTS) VM_PREPARED=1 VM_PKG_GUEST=$(PKG_GUEST) \
-		VM_PKG_DEBS=$(PKG_DIR) $(MAKE) check-vm || grep -q '^vm-' $(RESULTS) || \
+ifneq ($(wildcard mk/kmod.mk),)
+	$(if $(filter 1,$(VM)),@RESULTS=$(RESULTS) \
+		VM_PREPARED=$$(test -f $(O)/vm-prepared && echo 1) \
+		VM_PKG_GUEST=$(PKG_GUEST) VM_PKG_DEBS=$(PKG_DIR) $(MAKE) check-vm || \
+		grep -q '^vm-' $(RESULTS) || \
 		echo "check-vm # Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:1" >> $(RESULTS))
+endif
+	-RESULTS=$(RESULTS) selftests/run.sh $(O)/selftests load
 ifneq ($(wildcard mk/pkg.mk),)
 	$(if $(filter 1,$(VM)),@grep -q '^pkg-vm-' $(RESULTS) || \
 		RESULTS=$(RESULTS) vm/pkg-guest.sh $(PKG_GUEST) $(PKG_DIR) || \
@@ -146,6 +151,16 @@ ifneq ($(wildcard mk/kselftest.mk),)
 endif
 	-@selftests/host-state.sh check $(O)/host-state $(RESULTS) $(CURDIR)
 	@selftests/summary.sh $(RESULTS)
+
+# Run by make check in the background (above); records results lines.
+check-background:
+ifneq ($(wildcard mk/kmod.mk),)
+	$(if $(filter 1,$(VM)),-$(MAKE) check-vm-prepare && touch $(O)/vm-prepared)
+endif
+ifneq ($(wildcard mk/pkg.mk),)
+	@RESULTS=$(RESULTS) $(MAKE) check-pkg || grep -q '^pkg ' $(RESULTS) || \
+		echo "pkg-build # Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:1" >> $(RESULTS)
+endif
 
 bench: deps all $(O)/bench.skel.h
 	$(SELFTESTS) bench
@@ -189,5 +204,5 @@ clean:
 -include mk/kselftest.mk
 -include mk/fuzz.mk
 
-.PHONY: all abi deps run demo check bench install install-stalld-compat clean
+.PHONY: all abi deps run demo check check-background bench install install-stalld-compat clean
 .SECONDARY:

@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Work of make check that needs CPU but no quiet machine (vm/prepare.sh:
-# downloads, DKMS and compiler runs), started before the host suites and
-# run beside them at nice 19 and off the suites' test CPU (the last one):
-# the suites' daemons and busy loops are SCHED_FIFO, their SCHED_OTHER
-# test processes keep nearly all of their CPU share, the builds use what
-# the suites leave idle, and none of them can queue behind a test's busy
-# loop (the load suite fails on any other task reported starving there).
+# downloads, DKMS and compiler runs; the packages), started before the
+# unit and host suites and run beside them at nice 19 and off the
+# suites' test CPU (the last one): the suites' daemons and busy loops are
+# SCHED_FIFO, their SCHED_OTHER test processes keep nearly all of their
+# CPU share, the builds use what the suites leave idle, and none of them
+# can queue behind a test's busy loop, where starvd would report it. Not
+# beside the load soak: its storm fills CPU 0, and work started beside it
+# got no CPU at all (a dpkg-deb runnable for minutes).
 #
 #   background.sh start NAME COMMAND...  run COMMAND (shell words) in the
 #                                        background; its output in NAME.log
