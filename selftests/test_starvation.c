@@ -384,27 +384,55 @@ TEST_F_TIMEOUT(starve, sigint_mid_fifo_boost_restores, 40)
 	expect_attr(_metadata, tid, &orig);
 }
 
-/* A task changed by someone else during the boost is left alone. */
-TEST_F_TIMEOUT(starve, changed_during_boost_left_alone, 40)
+/*
+ * A task changed by someone else during the boost is left alone, and
+ * starvd says so. The boost is longer than the test: the change must land
+ * during it (with a 1 s boost a test held up for a second, in the 6.12-rt
+ * guest, changed a task already restored, and nothing was said). starvd
+ * sees the change at its next look at the boost (with -F, at the next
+ * raise or lowering), at the latest when it restores its boosts on
+ * SIGTERM. Still starving, the task may be boosted again meanwhile: from
+ * its new attributes, which it ends with.
+ */
+static void change_during_boost(struct __test_metadata *_metadata,
+				FIXTURE_DATA(starve) *self, const char *fifo)
 {
 	struct sched_attr mine = fifo_attr(VICTIM_PRIO + 5);
 	pid_t tid = self->v.st->tid;
 
-	/*
-	 * A boost longer than the test: the change must land during it. With
-	 * a 1 s boost a test held up for a second (TCG, 6.12-rt guest)
-	 * changed a task already restored, and nothing was said. starvd sees
-	 * the change at its next look at the boost, at the latest when it
-	 * restores its boosts on SIGTERM.
-	 */
-	START("-t", "0.5", "-d", "60");
+	START("-t", "0.5", "-d", "60", fifo);	/* fifo NULL: ends the list */
 	WAIT_EVENT("boost", tid);
+	if (fifo) {
+		/* Lowered (its own attributes, not ours) at most a period on. */
+		struct sched_attr orig = fifo_attr(VICTIM_PRIO), cur;
+		uint64_t end = now_ns() + EVENT_MS * NSEC_PER_MSEC;
+
+		while (!sched_getattr_tid(tid, &cur) &&
+		       !sched_attr_same(&cur, &orig) && now_ns() < end)
+			usleep(1000);
+		EXPECT_TRUE(sched_attr_same(&cur, &orig))
+			TH_LOG("the SCHED_FIFO emulation boost was never lowered");
+	}
 	ASSERT_EQ(0, sched_setattr_tid(tid, &mine));
-	/* Still starving, it may be boosted again: from its new policy. */
+	/* -F: said at the next raise, a period (1 s) on, not at the stop. */
+	if (fifo)
+		EXPECT_TRUE(daemon_wait_output(self->d, "changed by someone else",
+					       EVENT_MS));
 	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
 	EXPECT_TRUE(daemon_output_has(self->d, "changed by someone else"))
 		TH_LOG("%s", self->d->err);
 	expect_attr(_metadata, tid, &mine);
+}
+
+TEST_F_TIMEOUT(starve, changed_during_boost_left_alone, 40)
+{
+	change_during_boost(_metadata, self, NULL);
+}
+
+/* Changed while lowered, between two raises: seen at the next one. */
+TEST_F_TIMEOUT(starve, changed_during_fifo_boost_left_alone, 40)
+{
+	change_during_boost(_metadata, self, "-F");
 }
 
 /* A boosted task that exits is handled quietly. */

@@ -522,6 +522,13 @@ failed:
 	return ret;
 }
 
+/* Its attributes are neither ours nor its own: someone else's now. */
+static void log_changed(pid_t tid, const char *comm)
+{
+	log_msg("pid %d (%s) was changed by someone else during the boost: leaving it as it is",
+		tid, comm);
+}
+
 int restore_task(pid_t tid, const char *comm, uint64_t start_time,
 		 const struct sched_attr *saved,
 		 const struct sched_attr *applied, const char *why)
@@ -538,8 +545,7 @@ int restore_task(pid_t tid, const char *comm, uint64_t start_time,
 	if (sched_attr_same(&cur, saved))
 		return 0;
 	if (!sched_attr_same(&cur, applied)) {
-		log_msg("pid %d (%s) was changed by someone else during the boost: leaving it as it is",
-			tid, comm);
+		log_changed(tid, comm);
 		return -EBUSY;
 	}
 	ret = sched_setattr_tid(tid, saved);
@@ -650,8 +656,10 @@ static int fifo_raise(struct boost *bo, uint64_t now, uint64_t runtime)
 	ret = sched_getattr_tid(bo->task.tid, &cur);
 	if (ret)
 		return ret;
-	if (!sched_attr_same(&cur, &bo->saved))
+	if (!sched_attr_same(&cur, &bo->saved)) {
+		log_changed(bo->task.tid, bo->task.comm);
 		return -EBUSY;
+	}
 	bo->exec_at_raise_ns = task_exec_ns(bo->task.tid);
 	ret = sched_setattr_tid(bo->task.tid, &bo->applied);
 	bo->raised = true;
