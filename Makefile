@@ -114,32 +114,27 @@ RESULTS		:= $(abspath $(O))/results.txt
 SELFTESTS	= $(MAKE) -C selftests O=$(abspath $(O)) CC="$(CC)" \
 		  LDLIBS="$(LDLIBS) -lpthread"
 
-# make check's order. The unit and host suites run while the work that
-# needs only CPU runs beside them (check-background: the guests'
-# preparation, then the packages), at nice 19 and off the test CPU
-# (scripts/background.sh says why that is safe); then the guests, two at
-# a time, the package guest among them; then the load soak, which fills
-# CPU 0 (work beside it got no CPU at all); then the kselftest target.
-BG		:= $(O)/check-background
-
+# make check's order: the host suites, alone (their busy loops take CPU 0
+# too, and starvd reports and boosts whatever waits there: work run beside
+# them in the background broke a test's count of events); the packages;
+# the guests, two at a time, the package guest among them; the kselftest
+# target.
 check: deps all
 	$(SELFTESTS) all
-	@rm -f $(RESULTS) $(O)/vm-prepared
+	@rm -f $(RESULTS)
 	@selftests/host-state.sh save $(O)/host-state
-	@scripts/background.sh start $(BG) $(MAKE) check-background VM=$(VM) \
-		RESULTS=$(RESULTS)
-	-RESULTS=$(RESULTS) selftests/run.sh $(O)/selftests unit host
-	-@scripts/background.sh wait $(BG)
+	-RESULTS=$(RESULTS) selftests/run.sh $(O)/selftests unit host load
+ifneq ($(wildcard mk/pkg.mk),)
+	@RESULTS=$(RESULTS) $(MAKE) check-pkg || grep -q '^pkg ' $(RESULTS) || \
+		echo "pkg-build # Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:1" >> $(RESULTS)
+endif
 # The package guest boots in check-vm, next to the other guests, when
 # PKG_GUEST is one of them; alone after it otherwise.
 ifneq ($(wildcard mk/kmod.mk),)
-	$(if $(filter 1,$(VM)),@RESULTS=$(RESULTS) \
-		VM_PREPARED=$$(test -f $(O)/vm-prepared && echo 1) \
-		VM_PKG_GUEST=$(PKG_GUEST) VM_PKG_DEBS=$(PKG_DIR) $(MAKE) check-vm || \
-		grep -q '^vm-' $(RESULTS) || \
+	$(if $(filter 1,$(VM)),@RESULTS=$(RESULTS) VM_PKG_GUEST=$(PKG_GUEST) \
+		VM_PKG_DEBS=$(PKG_DIR) $(MAKE) check-vm || grep -q '^vm-' $(RESULTS) || \
 		echo "check-vm # Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:1" >> $(RESULTS))
 endif
-	-RESULTS=$(RESULTS) selftests/run.sh $(O)/selftests load
 ifneq ($(wildcard mk/pkg.mk),)
 	$(if $(filter 1,$(VM)),@grep -q '^pkg-vm-' $(RESULTS) || \
 		RESULTS=$(RESULTS) vm/pkg-guest.sh $(PKG_GUEST) $(PKG_DIR) || \
@@ -151,16 +146,6 @@ ifneq ($(wildcard mk/kselftest.mk),)
 endif
 	-@selftests/host-state.sh check $(O)/host-state $(RESULTS) $(CURDIR)
 	@selftests/summary.sh $(RESULTS)
-
-# Run by make check in the background (above); records results lines.
-check-background:
-ifneq ($(wildcard mk/kmod.mk),)
-	$(if $(filter 1,$(VM)),-$(MAKE) check-vm-prepare && touch $(O)/vm-prepared)
-endif
-ifneq ($(wildcard mk/pkg.mk),)
-	@RESULTS=$(RESULTS) $(MAKE) check-pkg || grep -q '^pkg ' $(RESULTS) || \
-		echo "pkg-build # Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:1" >> $(RESULTS)
-endif
 
 bench: deps all $(O)/bench.skel.h
 	$(SELFTESTS) bench
@@ -204,5 +189,5 @@ clean:
 -include mk/kselftest.mk
 -include mk/fuzz.mk
 
-.PHONY: all abi deps run demo check check-background bench install install-stalld-compat clean
+.PHONY: all abi deps run demo check bench install install-stalld-compat clean
 .SECONDARY:

@@ -6,10 +6,7 @@
 # (vm/fetch.sh), the module built and installed for each with DKMS
 # (vm/dkms.sh), the programs built (vm/build.sh: 64-bit, and 32-bit
 # without BPF for the i386 guests), the netlink ABI checked against its
-# spec. Run by vm/check.sh; make check runs it in the background, at
-# nice 19, while the unit and host suites run (scripts/background.sh),
-# and then vm/check.sh with VM_PREPARED=1. Needs root and
-# scripts/deps-vm.sh.
+# spec. Run by vm/check.sh. Needs root and scripts/deps-vm.sh.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
