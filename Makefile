@@ -116,23 +116,26 @@ SELFTESTS	= $(MAKE) -C selftests O=$(abspath $(O)) CC="$(CC)" \
 
 # make check's order: the host suites, alone (their busy loops take CPU 0
 # too, and starvd reports and boosts whatever waits there: work run beside
-# them in the background broke a test's count of events); the packages;
-# the guests, two at a time, the package guest among them; the kselftest
-# target.
+# them in the background broke a test's count of events); the packages
+# built while the guests' kernels are fetched and their module built
+# (CHECK_PREP, make -j2: no test runs then); the guests, two at a time,
+# the package guest among them; the kselftest target.
+CHECK_PREP	:= $(if $(wildcard mk/pkg.mk),check-pkg-recorded) \
+		   $(if $(and $(filter 1,$(VM)),$(wildcard mk/kmod.mk)),check-vm-prepare)
+
 check: deps all
 	$(SELFTESTS) all
-	@rm -f $(RESULTS)
+	@rm -f $(RESULTS) $(O)/vm-prepared
 	@selftests/host-state.sh save $(O)/host-state
 	-RESULTS=$(RESULTS) selftests/run.sh $(O)/selftests unit host load
-ifneq ($(wildcard mk/pkg.mk),)
-	@RESULTS=$(RESULTS) $(MAKE) check-pkg || grep -q '^pkg ' $(RESULTS) || \
-		echo "pkg-build # Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:1" >> $(RESULTS)
-endif
+	-@RESULTS=$(RESULTS) $(MAKE) -j2 --output-sync=target $(CHECK_PREP)
 # The package guest boots in check-vm, next to the other guests, when
 # PKG_GUEST is one of them; alone after it otherwise.
 ifneq ($(wildcard mk/kmod.mk),)
-	$(if $(filter 1,$(VM)),@RESULTS=$(RESULTS) VM_PKG_GUEST=$(PKG_GUEST) \
-		VM_PKG_DEBS=$(PKG_DIR) $(MAKE) check-vm || grep -q '^vm-' $(RESULTS) || \
+	$(if $(filter 1,$(VM)),@RESULTS=$(RESULTS) \
+		VM_PREPARED=$$(test -f $(O)/vm-prepared && echo 1) \
+		VM_PKG_GUEST=$(PKG_GUEST) VM_PKG_DEBS=$(PKG_DIR) $(MAKE) check-vm || \
+		grep -q '^vm-' $(RESULTS) || \
 		echo "check-vm # Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:1" >> $(RESULTS))
 endif
 ifneq ($(wildcard mk/pkg.mk),)
@@ -146,6 +149,11 @@ ifneq ($(wildcard mk/kselftest.mk),)
 endif
 	-@selftests/host-state.sh check $(O)/host-state $(RESULTS) $(CURDIR)
 	@selftests/summary.sh $(RESULTS)
+
+# check-pkg for make check: its results line even when it fails early.
+check-pkg-recorded:
+	@RESULTS=$(RESULTS) $(MAKE) -j1 check-pkg || grep -q '^pkg ' $(RESULTS) || \
+		echo "pkg-build # Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:1" >> $(RESULTS)
 
 bench: deps all $(O)/bench.skel.h
 	$(SELFTESTS) bench
@@ -189,5 +197,5 @@ clean:
 -include mk/kselftest.mk
 -include mk/fuzz.mk
 
-.PHONY: all abi deps run demo check bench install install-stalld-compat clean
+.PHONY: all abi deps run demo check check-pkg-recorded bench install install-stalld-compat clean
 .SECONDARY:

@@ -7,7 +7,9 @@
 #   make check-vm          module tests in Debian guests, two at a time
 #                          (default: VM_DEFAULT_GUESTS in vm/lib.sh;
 #                          VM_GUESTS="5.10 6.12-rt" for others); one results line
-#                          per suite appended to $(RESULTS) when set
+#                          per suite appended to $(RESULTS) when set;
+#                          VM_PREPARED=1: check-vm-prepare has run
+#   make check-vm-prepare  what the guests need from the host (vm/prepare.sh)
 #   make bench-vm          module benchmarks in the 6.12-rt guest
 #                          (BENCH_GUEST=6.12 for another)
 # The VM targets need root (DKMS) and install their dependencies with
@@ -24,11 +26,16 @@ kmod-clean:
 	@test ! -d $(KDIR) || $(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean
 
 check-vm:
-	scripts/deps-vm.sh
+	$(if $(filter 1,$(VM_PREPARED)),,scripts/deps-vm.sh)
 	vm/check.sh $(VM_GUESTS)
+
+check-vm-prepare:
+	scripts/deps-vm.sh
+	vm/prepare.sh $(VM_GUESTS)
+	@touch $(O)/vm-prepared
 
 bench-vm:
 	scripts/deps-vm.sh
 	vm/bench.sh $(BENCH_GUEST)
 
-.PHONY: kmod kmod-clean check-vm bench-vm
+.PHONY: kmod kmod-clean check-vm check-vm-prepare bench-vm

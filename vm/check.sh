@@ -3,7 +3,7 @@
 #
 # vm/check.sh [GUEST...]: the module's tests in qemu guests booting
 # Debian's own kernels (default: $VM_DEFAULT_GUESTS of vm/lib.sh). On the
-# host: vm/prepare.sh; then boot the guests
+# host: vm/prepare.sh (unless VM_PREPARED=1); then boot the guests
 # two at a time (each TCG guest is one host thread) and run
 # selftests/kmod/guest-tests.sh in each (guest-rescue.sh in
 # $VM_RESCUE_ONLY_GUESTS; $VM_THREADIRQS_GUESTS boot once more with
@@ -42,7 +42,9 @@ step() {	# step TEXT: print with the time since the start
 	echo "# [$(($(date +%s) - t_start))s] $*"
 }
 
-vm/prepare.sh $guests ||
+# Fetching, DKMS and the builds: done already when VM_PREPARED=1 (make
+# check runs make check-vm-prepare beside the packages' build).
+[ "${VM_PREPARED:-}" = 1 ] || vm/prepare.sh $guests ||
 	die "preparing the guests failed (vm/prepare.sh, output above)"
 vm_resolve_kernels
 ynl=$(vm/ynl.sh)

@@ -6,7 +6,8 @@
 # (vm/fetch.sh), the module built and installed for each with DKMS
 # (vm/dkms.sh), the programs built (vm/build.sh: 64-bit, and 32-bit
 # without BPF for the i386 guests), the netlink ABI checked against its
-# spec. Run by vm/check.sh. Needs root and scripts/deps-vm.sh.
+# spec. Run by vm/check.sh, or before it by make check-vm-prepare (make
+# check: beside the packages' build). Needs root and scripts/deps-vm.sh.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
