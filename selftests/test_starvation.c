@@ -36,7 +36,17 @@ static void boost_cycle(struct __test_metadata *_metadata,
 		 * for longer than any boost while it reads the event.
 		 */
 		ASSERT_EQ(0, sched_getattr_tid(tid, &cur));
-		EXPECT_EQ(SCHED_DEADLINE, cur.sched_policy);
+		/*
+		 * Unless starvd found, a period in, that the kernel does not
+		 * serve it (an overrun under TCG: 6.1 guest, stop 28) and said
+		 * it emulates the rest of the boost with SCHED_FIFO.
+		 */
+		if (cur.sched_policy != SCHED_DEADLINE)
+			EXPECT_TRUE(daemon_wait_output(self->d,
+						       "SCHED_FIFO emulation for the rest of this boost",
+						       EVENT_MS))
+				TH_LOG("policy %u, not SCHED_DEADLINE, and starvd said nothing of it",
+				       cur.sched_policy);
 		/*
 		 * Stop only once the boost has let it run: the vCPU of the
 		 * test CPU may not have been scheduled at all between the
