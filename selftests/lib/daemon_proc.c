@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -263,23 +264,103 @@ bool daemon_wait_output(struct daemon_proc *d, const char *s, int ms)
 	return daemon_output_has(d, s);
 }
 
+/* A /proc file in one read (they are made whole on open): its length or -1. */
+static ssize_t read_small(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, buf, len - 1);
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
 void task_where(pid_t tid)
 {
 	const char *const what[] = { "stat", "wchan", "stack" };
 	char path[96], buf[4096];
 	size_t i;
-	ssize_t n;
-	int fd;
 
 	for (i = 0; i < sizeof(what) / sizeof(what[0]); i++) {
 		snprintf(path, sizeof(path), "/proc/%d/%s", (int)tid, what[i]);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-		if (fd >= 0)
-			close(fd);
-		buf[n > 0 ? n : 0] = 0;
-		fprintf(stderr, "#   %s: %s\n", what[i], n > 0 ? buf : "(unreadable)");
+		fprintf(stderr, "#   %s: %s\n", what[i],
+			read_small(path, buf, sizeof(buf)) > 0 ? buf : "(unreadable)");
 	}
+}
+
+/* Field @n of a /proc stat line, numbered as in proc(5), or NULL. */
+static const char *stat_field(const char *stat, int n)
+{
+	const char *p = strrchr(stat, ')');
+	int i;
+
+	if (!p || p[1] != ' ')
+		return NULL;
+	p += 2;			/* field 3, the state */
+	for (i = 3; i < n && p; i++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	return p;
+}
+
+/*
+ * Every task that is runnable or in uninterruptible sleep, but the
+ * caller: its CPU, policy, priority and kernel stack. What a test that
+ * waited in vain was held up by, when the task it waited for (a starvd
+ * still in execve(), say) waits on something else.
+ */
+void tasks_held_up(void)
+{
+	char path[600], stat[1024], stack[2048], *line, *save;
+	const char *state, *cpu, *prio, *policy;
+	struct dirent *pe, *te;
+	DIR *pd, *td;
+
+	fprintf(stderr, "# runnable (R) and uninterruptible (D) tasks:\n");
+	pd = opendir("/proc");
+	if (!pd)
+		return;
+	while ((pe = readdir(pd))) {
+		if (!strchr("123456789", pe->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task", pe->d_name);
+		td = opendir(path);
+		if (!td)
+			continue;
+		while ((te = readdir(td))) {
+			if (!strchr("123456789", te->d_name[0]) ||
+			    atoi(te->d_name) == gettid())
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/task/%s/stat",
+				 pe->d_name, te->d_name);
+			if (read_small(path, stat, sizeof(stat)) <= 0)
+				continue;
+			state = stat_field(stat, 3);
+			cpu = stat_field(stat, 39);
+			prio = stat_field(stat, 40);
+			policy = stat_field(stat, 41);
+			if (!state || !policy || (*state != 'R' && *state != 'D'))
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/task/%s/stack",
+				 pe->d_name, te->d_name);
+			if (read_small(path, stack, sizeof(stack)) <= 0)
+				strcpy(stack, "(unreadable)\n");
+			fprintf(stderr, "#   %s %.*s %c CPU %d policy %d rt prio %d:\n",
+				te->d_name, (int)(state - 1 - strchr(stat, '(')),
+				strchr(stat, '('), *state, atoi(cpu), atoi(policy),
+				atoi(prio));
+			for (line = strtok_r(stack, "\n", &save); line;
+			     line = strtok_r(NULL, "\n", &save))
+				fprintf(stderr, "#     %s\n", line);
+		}
+		closedir(td);
+	}
+	closedir(pd);
 }
 
 /*

@@ -70,6 +70,11 @@ bool daemon_output_has(const struct daemon_proc *d, const char *s);
  * and kernel stack (root can read them), for a test that waited in vain.
  */
 void task_where(pid_t tid);
+/*
+ * Every runnable (R) or uninterruptible (D) task but the caller, with its
+ * CPU, policy, priority and kernel stack, on stderr: what else was stuck.
+ */
+void tasks_held_up(void);
 /* The last @max bytes of what it printed on stdout (its events), whole lines. */
 const char *daemon_out_tail(const struct daemon_proc *d, size_t max);
 /*

@@ -134,10 +134,17 @@ static inline void add_victim(struct __test_metadata *_metadata,
 } while (0)
 
 /* starvd started: its start-up line. */
-#define WAIT_STARTED() \
-	ASSERT_TRUE(daemon_wait_output(self->d, "monitoring CPUs", EVENT_MS)) \
+#define WAIT_STARTED() do { \
+	bool _up = daemon_wait_output(self->d, "monitoring CPUs", EVENT_MS); \
+	if (!_up) { \
+		fprintf(stderr, "# starvd:\n"); \
+		task_where(self->d->pid); \
+		tasks_held_up(); \
+	} \
+	ASSERT_TRUE(_up) \
 		TH_LOG("starvd did not start within %d ms; stderr:\n%s", \
-		       EVENT_MS, self->d->err)
+		       EVENT_MS, self->d->err); \
+} while (0)
 
 /* Or fail, saying what starvd printed and where it is. */
 #define WAIT_EVENT(ev, tid) do { \
@@ -150,6 +157,7 @@ static inline void add_victim(struct __test_metadata *_metadata,
 			fprintf(stderr, "# task %d:\n", (int)(tid)); \
 			task_where(tid); \
 		} \
+		tasks_held_up(); \
 	} \
 	ASSERT_EQ(0, _ret) \
 		TH_LOG("no '%s' event for %d; events:\n%sstderr:\n%s", \
