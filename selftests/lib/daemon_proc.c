@@ -428,9 +428,20 @@ int run_capture_for(const char *const *argv, char *out, size_t len,
 	ssize_t n;
 	pid_t pid;
 
-	if (pipe(fds))
+	if (pipe(fds)) {
+		fprintf(stderr, "# cannot run %s: pipe: %s\n", argv[0],
+			strerror(errno));
 		return -1;
+	}
 	pid = fork();
+	if (pid < 0) {
+		/* Never waitpid(-1): it would reap a busy loop's exit 0. */
+		fprintf(stderr, "# cannot run %s: fork: %s\n", argv[0],
+			strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
 	if (pid == 0) {
 		dup2(fds[1], 1);
 		dup2(fds[1], 2);
@@ -488,7 +499,13 @@ int run_capture_for(const char *const *argv, char *out, size_t len,
 	close(fds[0]);
 	if (!termed)
 		kill(pid, SIGTERM);
-	waitpid(pid, &status, 0);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno == EINTR)
+			continue;
+		fprintf(stderr, "# waiting for %s (pid %d): %s\n", argv[0],
+			(int)pid, strerror(errno));
+		return -1;
+	}
 	return WIFEXITED(status) ? WEXITSTATUS(status) :
 				   128 + WTERMSIG(status);
 }

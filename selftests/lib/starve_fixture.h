@@ -117,6 +117,34 @@ static inline void expect_attr(struct __test_metadata *_metadata, pid_t tid,
 		  cur.sched_flags & SCHED_FLAG_RESET_ON_FORK);
 }
 
+/*
+ * Did starvd say, within @ms, that it emulates the rest of @tid's
+ * SCHED_DEADLINE boost with SCHED_FIFO? It does a period in when the
+ * kernel does not serve the boost (an overrun under TCG throttles the
+ * task for minutes): a boosted task may then be SCHED_FIFO, not
+ * SCHED_DEADLINE, by design.
+ */
+static inline bool said_fifo_emulation(struct daemon_proc *d, pid_t tid,
+				       int ms)
+{
+	const char *what = "SCHED_FIFO emulation for the rest of this boost";
+	uint64_t end = now_ns() + (uint64_t)ms * NSEC_PER_MSEC;
+	char who[32];
+	const char *l, *nl;
+
+	snprintf(who, sizeof(who), "starvd: pid %d (", (int)tid);
+	for (;;) {
+		for (l = strstr(d->err, who); l; l = strstr(l + 1, who)) {
+			nl = strchrnul(l, '\n');
+			if (memmem(l, nl - l, what, strlen(what)))
+				return true;
+		}
+		if (now_ns() >= end)
+			return false;
+		daemon_drain(d, 100);
+	}
+}
+
 /* Start another task on the test CPU: the hog must not spin meanwhile. */
 static inline void add_victim(struct __test_metadata *_metadata,
 		       FIXTURE_DATA(starve) *self,
