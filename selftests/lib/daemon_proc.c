@@ -457,7 +457,15 @@ int run_capture_for(const char *const *argv, char *out, size_t len,
 		avoid_cpu(test_cpu());
 		if (setup)
 			setup(arg);
-		execvp(argv[0], (char **)argv);
+		/*
+		 * A path is run as it is: execvp() would hand a file that is
+		 * not a program to /bin/sh, and an empty one "runs" with exit
+		 * 0 and no output, an answer no test should take for one.
+		 */
+		if (strchr(argv[0], '/'))
+			execv(argv[0], (char **)argv);
+		else
+			execvp(argv[0], (char **)argv);
 		fprintf(stderr, "cannot run %s: %s\n", argv[0],
 			strerror(errno));
 		_exit(127);
