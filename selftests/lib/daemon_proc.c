@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "daemon_proc.h"
+#include "proc.h"
 #include "workload.h"
 #include "sched_attr.h"
 #include "util.h"
@@ -291,23 +292,6 @@ void task_where(pid_t tid)
 	}
 }
 
-/* Field @n of a /proc stat line, numbered as in proc(5), or NULL. */
-static const char *stat_field(const char *stat, int n)
-{
-	const char *p = strrchr(stat, ')');
-	int i;
-
-	if (!p || p[1] != ' ')
-		return NULL;
-	p += 2;			/* field 3, the state */
-	for (i = 3; i < n && p; i++) {
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
-	return p;
-}
-
 /*
  * Every task that is runnable or in uninterruptible sleep, but the
  * caller: its CPU, policy, priority and kernel stack. What a test that
@@ -316,42 +300,40 @@ static const char *stat_field(const char *stat, int n)
  */
 void tasks_held_up(void)
 {
-	char path[600], stat[1024], stack[2048], *line, *save;
+	char path[300], stat[1024], stack[2048], *line, *save;
 	const char *state, *cpu, *prio, *policy;
 	struct dirent *pe, *te;
 	DIR *pd, *td;
+	pid_t tid;
 
 	fprintf(stderr, "# runnable (R) and uninterruptible (D) tasks:\n");
 	pd = opendir("/proc");
 	if (!pd)
 		return;
 	while ((pe = readdir(pd))) {
-		if (!strchr("123456789", pe->d_name[0]))
+		if (atoi(pe->d_name) <= 0)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/task", pe->d_name);
 		td = opendir(path);
 		if (!td)
 			continue;
 		while ((te = readdir(td))) {
-			if (!strchr("123456789", te->d_name[0]) ||
-			    atoi(te->d_name) == gettid())
+			tid = atoi(te->d_name);
+			if (tid <= 0 || tid == gettid())
 				continue;
-			snprintf(path, sizeof(path), "/proc/%s/task/%s/stat",
-				 pe->d_name, te->d_name);
-			if (read_small(path, stat, sizeof(stat)) <= 0)
+			state = task_stat_field(tid, 3, stat, sizeof(stat));
+			if (!state || (*state != 'R' && *state != 'D'))
 				continue;
-			state = stat_field(stat, 3);
 			cpu = stat_field(stat, 39);
 			prio = stat_field(stat, 40);
 			policy = stat_field(stat, 41);
-			if (!state || !policy || (*state != 'R' && *state != 'D'))
+			if (!policy)
 				continue;
-			snprintf(path, sizeof(path), "/proc/%s/task/%s/stack",
-				 pe->d_name, te->d_name);
+			snprintf(path, sizeof(path), "/proc/%d/stack", tid);
 			if (read_small(path, stack, sizeof(stack)) <= 0)
 				strcpy(stack, "(unreadable)\n");
-			fprintf(stderr, "#   %s %.*s %c CPU %d policy %d rt prio %d:\n",
-				te->d_name, (int)(state - 1 - strchr(stat, '(')),
+			fprintf(stderr, "#   %d %.*s %c CPU %d policy %d rt prio %d:\n",
+				tid, (int)(state - 1 - strchr(stat, '(')),
 				strchr(stat, '('), *state, atoi(cpu), atoi(policy),
 				atoi(prio));
 			for (line = strtok_r(stack, "\n", &save); line;
