@@ -31,17 +31,6 @@ done
 # the 6.12-rt guest). Per-CPU workqueues, which the tests starve on
 # purpose, are not affected.
 echo 1 >/sys/devices/virtual/workqueue/cpumask 2>/dev/null
-# No timer migration (tuned's realtime profile turns it off too). With it,
-# an idle CPU 0's timers are expired by CPU 1's ktimers/1, which on
-# PREEMPT_RT holds CPU 0's timer expiry lock while it runs them. Starved
-# there by a busy loop, it held up a task on CPU 0 deleting such a timer
-# (rcu_preempt, in timer_delete_sync(), with bottom halves disabled:
-# CPU 0's softirq lock), and through that lock every threaded IRQ of
-# CPU 0, the 9p one included: a starvd being exec'd waited for the busy
-# loop's end (6.12-rt guest; stallwatch's lock chain in the README). The
-# IRQ thread's priority inheritance lifts ktimers/1 only to 50, the busy
-# loop's, which SCHED_FIFO does not preempt.
-echo 0 >/proc/sys/kernel/timer_migration 2>/dev/null
 # For vm/sample.py (VM_SAMPLE): Debian's System.map is a stub.
 grep -qw nokaslr /proc/cmdline &&
 	cat /proc/kallsyms >"$R/kallsyms.tmp" && mv "$R/kallsyms.tmp" "$R/kallsyms"
