@@ -23,10 +23,9 @@
 #include "workload.h"
 
 /*
- * Just below the IRQ threads (50), as pollers are run on PREEMPT_RT: a
- * kernel thread the loop starves while it holds a lock that CPU 0's IRQ
- * threads wait for is lifted above the loop by their priority
- * inheritance. At 50, equal to theirs, SCHED_FIFO never preempted the
+ * Just below the IRQ threads (50): a kernel thread the loop starves
+ * while it holds a lock that CPU 0's IRQ threads wait for is then lifted
+ * above the loop by their priority inheritance. At 50, equal to theirs, SCHED_FIFO never preempted the
  * loop: ktimers/1, preempted inside a timer callback, held the timer
  * expiry lock that rcu_preempt on CPU 0 waited for with bottom halves
  * disabled, and with them every threaded IRQ of CPU 0, the 9p one: a
