@@ -14,6 +14,19 @@
 #define FIFO_BOOST_MIN_PRIO	1
 #define FIFO_BOOST_MAX_PRIO	99
 
+/*
+ * Every boost is reset on fork. The kernel refuses fork() to a
+ * SCHED_DEADLINE task without it (EAGAIN: a starving task given its
+ * boost, or kthreadd, could not create a process or kernel thread while
+ * it lasted; the tests' own process, boosted on CPU 0, met it in the
+ * 5.10 and 6.12-rt guests), and a child of a SCHED_FIFO emulation boost
+ * would otherwise keep the boost's priority for good, restored by no
+ * one. A child forked during a boost starts at SCHED_OTHER, nice 0; one
+ * forked while an emulation boost is lowered inherits the task's own
+ * attributes, as without starvd.
+ */
+#define BOOST_FLAGS	SCHED_FLAG_RESET_ON_FORK
+
 void booster_init(struct booster *b, const struct boost_params *p,
 		  struct journal *j)
 {
@@ -245,6 +258,7 @@ static int start_deadline(struct booster *b, struct boost *bo)
 	bo->applied = (struct sched_attr) {
 		.size = sizeof(struct sched_attr),
 		.sched_policy = SCHED_DEADLINE,
+		.sched_flags = BOOST_FLAGS,
 		.sched_runtime = bo->runtime_ns,
 		.sched_deadline = b->p.period_ns,
 		.sched_period = b->p.period_ns,
@@ -277,7 +291,7 @@ static int start_fifo(struct booster *b, struct boost *bo, int holder_prio,
 		.size = sizeof(struct sched_attr),
 		.sched_policy = SCHED_FIFO,
 		.sched_priority = prio,
-		.sched_flags = bo->saved.sched_flags & SCHED_FLAG_RESET_ON_FORK,
+		.sched_flags = BOOST_FLAGS,
 	};
 	bo->fifo = true;
 	bo->raised = true;

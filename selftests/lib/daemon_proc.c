@@ -417,9 +417,18 @@ int run_capture_for(const char *const *argv, char *out, size_t len,
 	}
 	pid = fork();
 	if (pid < 0) {
-		/* Never waitpid(-1): it would reap a busy loop's exit 0. */
-		fprintf(stderr, "# cannot run %s: fork: %s\n", argv[0],
-			strerror(errno));
+		char load[128] = "", max[32] = "";
+		int err = errno;
+
+		/*
+		 * Never waitpid(-1): it would reap a busy loop's exit 0. How
+		 * many tasks there are (/proc/loadavg: running/all) against
+		 * the kernel's limit says whether EAGAIN was that limit.
+		 */
+		read_line("/proc/loadavg", load, sizeof(load));
+		read_line("/proc/sys/kernel/threads-max", max, sizeof(max));
+		fprintf(stderr, "# cannot run %s: fork: %s (loadavg %s, threads-max %s)\n",
+			argv[0], strerror(err), load, max);
 		close(fds[0]);
 		close(fds[1]);
 		return -1;

@@ -227,6 +227,23 @@ struct victim_args {
 	struct victim_state *st;
 };
 
+/*
+ * fork() as the victim runs now (boosted, if it runs at all): the child
+ * exits at once and is not waited for (behind the busy loop it may not
+ * run before the test ends; it dies with the victim's process or is
+ * reaped by init).
+ */
+static void victim_fork(struct victim_state *st)
+{
+	pid_t child = fork();
+
+	if (child == 0)
+		_exit(0);
+	st->fork_errno = child < 0 ? errno : 0;
+	st->child_policy = child < 0 ? -1 : sched_getscheduler(child);
+	st->fork_now = 0;
+}
+
 /* The victim's loop, in the calling thread; never returns. */
 static void victim_run(const struct victim_spec *s, struct victim_state *st)
 {
@@ -246,6 +263,8 @@ static void victim_run(const struct victim_spec *s, struct victim_state *st)
 		st->count++;
 		while (s->burn_ns && now_ns() - st->last_run_ns < s->burn_ns)
 			;
+		if (st->fork_now)
+			victim_fork(st);
 		nanosleep(&ts, NULL);
 	}
 }

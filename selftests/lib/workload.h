@@ -20,6 +20,14 @@ struct victim_state {
 	volatile uint64_t last_run_ns;	/* CLOCK_MONOTONIC before sleeping */
 	volatile uint64_t runs[64];	/* the last last_run_ns values */
 	volatile int ready;
+	/*
+	 * Set by the test: the victim's next iteration forks a child that
+	 * exits at once, clears it, and leaves fork()'s errno (0: it
+	 * worked) and the child's policy as fork() left it (-1: no child).
+	 */
+	volatile int fork_now;
+	volatile int fork_errno;
+	volatile int child_policy;
 };
 
 struct victim_spec {
