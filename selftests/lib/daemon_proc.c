@@ -421,14 +421,16 @@ int run_capture_for(const char *const *argv, char *out, size_t len,
 		int err = errno;
 
 		/*
-		 * Never waitpid(-1): it would reap a busy loop's exit 0. How
-		 * many tasks there are (/proc/loadavg: running/all) against
-		 * the kernel's limit says whether EAGAIN was that limit.
+		 * Never waitpid(-1): it would reap a busy loop's exit 0. The
+		 * reasons for EAGAIN: the caller's policy (SCHED_DEADLINE,
+		 * not reset on fork, given by a boost) or the task count
+		 * (/proc/loadavg: running/all) at the kernel's limit.
 		 */
 		read_line("/proc/loadavg", load, sizeof(load));
 		read_line("/proc/sys/kernel/threads-max", max, sizeof(max));
-		fprintf(stderr, "# cannot run %s: fork: %s (loadavg %s, threads-max %s)\n",
-			argv[0], strerror(err), load, max);
+		fprintf(stderr, "# cannot run %s: fork: %s (this test's policy %d, loadavg %s, threads-max %s)\n",
+			argv[0], strerror(err), sched_getscheduler(0), load,
+			max);
 		close(fds[0]);
 		close(fds[1]);
 		return -1;
