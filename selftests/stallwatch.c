@@ -18,8 +18,6 @@
  *
  * Usage: stallwatch [-c CPU] [-t THRESHOLD_MS] [-l ITER] -o FILE -s SECONDS
  */
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -144,92 +142,89 @@ static struct {
 } held[32];
 static int nheld;
 
+/* This scan's start, and whether its report has begun. */
+struct scan {
+	unsigned long long now;
+	bool header;
+};
+
+/* One thread of a scan: note it, and report it if stuck. */
+static int scan_thread(pid_t pid, pid_t tid, void *arg)
+{
+	struct scan *sc = arg;
+	unsigned long long exec, now = sc->now;
+	char path[64], comm[64], buf[1024], state;
+	const char *f;
+	struct slot *s;
+	bool stuck;
+	int cpu;
+
+	/* One read of stat and one of schedstat a task. */
+	f = task_stat_field(tid, 3, buf, sizeof(buf));
+	if (!f)
+		return 0;
+	state = *f;
+	f = stat_field(buf, 39);
+	cpu = f ? atoi(f) : -1;
+	exec = task_exec_ns(tid);
+	s = lookup(tid);
+	if (!s)
+		return 0;
+	if (s->tid == tid && s->exec != exec && s->gen + 1 == gen)
+		note_run(tid, cpu, exec - s->exec);
+	stuck = (state == 'D' || state == 'R') && s->tid == tid &&
+		s->state == state && s->exec == exec;
+	if (!stuck) {
+		s->since = now;
+		s->reported = false;
+	}
+	s->tid = tid;
+	s->gen = gen;
+	s->state = state;
+	s->exec = exec;
+	if (s->reported || now - s->since < threshold_ns)
+		return 0;
+	/*
+	 * Runnable tasks are reported only on this CPU: elsewhere they are
+	 * the tests' victims.
+	 */
+	if (state == 'R' && cpu != watch_cpu) {
+		if (nheld < (int)ARRAY_SIZE(held)) {
+			held[nheld].tid = tid;
+			held[nheld++].ns = now - s->since;
+		}
+		return 0;
+	}
+	s->reported = true;
+	task_comm(tid, comm, sizeof(comm));
+	if (!sc->header) {
+		say("== %.3f s: stuck for %.1f s or more\n", now / 1e9,
+		    threshold_ns / 1e9);
+		sc->header = true;
+	}
+	say("%s %d %s (process %d) on CPU %d for %.1f s%s\n",
+	    state == 'D' ? "blocked" : "runnable, not run:", tid, comm,
+	    (int)pid, cpu, (now - s->since) / 1e9,
+	    state == 'D' ? "" : " (no CPU time)");
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stack", (int)pid,
+		 (int)tid);
+	dump_file(path, "    ");
+	return 0;
+}
+
 /* @now: when this scan started; @last_scan: when the one before did. */
 static void scan(unsigned long long now, unsigned long long last_scan)
 {
-	struct dirent *pe, *te;
-	DIR *pd, *td;
-	char pdir[300], tdir[340], comm[64], buf[1024], state;
+	struct scan sc = { .now = now };
+	char path[64], comm[64], buf[1024];
 	const char *f;
-	bool header = false;
-	int cpu, tid, i;
+	int tid, i;
 
 	gen++;
 	nran = 0;
 	nheld = 0;
-	pd = opendir("/proc");
-	if (!pd)
-		return;
-	while ((pe = readdir(pd))) {
-		if (!isdigit((unsigned char)pe->d_name[0]))
-			continue;
-		snprintf(pdir, sizeof(pdir), "/proc/%s/task", pe->d_name);
-		td = opendir(pdir);
-		if (!td)
-			continue;
-		while ((te = readdir(td))) {
-			unsigned long long exec;
-			struct slot *s;
-			bool stuck;
-
-			if (!isdigit((unsigned char)te->d_name[0]))
-				continue;
-			tid = atoi(te->d_name);
-			/* One read of stat and one of schedstat a task. */
-			f = task_stat_field(tid, 3, buf, sizeof(buf));
-			if (!f)
-				continue;
-			state = *f;
-			f = stat_field(buf, 39);
-			cpu = f ? atoi(f) : -1;
-			exec = task_exec_ns(tid);
-			s = lookup(tid);
-			if (!s)
-				continue;
-			if (s->tid == tid && s->exec != exec && s->gen + 1 == gen)
-				note_run(tid, cpu, exec - s->exec);
-			stuck = (state == 'D' || state == 'R') &&
-				s->tid == tid && s->state == state &&
-				s->exec == exec;
-			if (!stuck) {
-				s->since = now;
-				s->reported = false;
-			}
-			s->tid = tid;
-			s->gen = gen;
-			s->state = state;
-			s->exec = exec;
-			if (s->reported || now - s->since < threshold_ns)
-				continue;
-			/*
-			 * Runnable tasks are reported only on this CPU:
-			 * elsewhere they are the tests' victims.
-			 */
-			if (state == 'R' && cpu != watch_cpu) {
-				if (nheld < (int)ARRAY_SIZE(held)) {
-					held[nheld].tid = tid;
-					held[nheld++].ns = now - s->since;
-				}
-				continue;
-			}
-			s->reported = true;
-			task_comm(tid, comm, sizeof(comm));
-			if (!header) {
-				say("== %.3f s: stuck for %.1f s or more\n",
-				    now / 1e9, threshold_ns / 1e9);
-				header = true;
-			}
-			say("%s %d %s (process %s) on CPU %d for %.1f s%s\n",
-			    state == 'D' ? "blocked" : "runnable, not run:",
-			    tid, comm, pe->d_name, cpu, (now - s->since) / 1e9,
-			    state == 'D' ? "" : " (no CPU time)");
-			snprintf(tdir, sizeof(tdir), "%s/%d/stack", pdir, tid);
-			dump_file(tdir, "    ");
-		}
-		closedir(td);
-	}
-	closedir(pd);
-	if (!header)
+	proc_for_each_thread(scan_thread, &sc);
+	if (!sc.header)
 		return;
 	if (lockwait) {
 		say("  lock waits (task, then each lock and its owner):\n");
@@ -241,8 +236,8 @@ static void scan(unsigned long long now, unsigned long long last_scan)
 		f = task_stat_field(tid, 39, buf, sizeof(buf));
 		say("runnable elsewhere, not run: %d %s on CPU %d for %.1f s\n",
 		    tid, comm, f ? atoi(f) : -1, held[i].ns / 1e9);
-		snprintf(tdir, sizeof(tdir), "/proc/%d/stack", tid);
-		dump_file(tdir, "    ");
+		snprintf(path, sizeof(path), "/proc/%d/stack", tid);
+		dump_file(path, "    ");
 	}
 	say("  ran in the last %.2f s:\n", (now - last_scan) / 1e9);
 	for (i = 0; i < nran; i++) {

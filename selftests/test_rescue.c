@@ -49,7 +49,6 @@
  * Nothing here is timed: each check is "done before the busy loop
  * ended", "done only after it", or "advanced".
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -90,7 +89,7 @@ struct thread_attr {
 
 struct snapshot {
 	struct thread_attr *v;
-	size_t n;
+	size_t n, cap;
 };
 
 /* Fields 3.. of /proc/PID/task/TID/stat, after the ") ". */
@@ -157,40 +156,26 @@ static char task_state(pid_t pid, char *buf, size_t len)
 	return task_state_at(dir, buf, len);
 }
 
+/* snapshot_take()'s copy of one thread's attributes. */
+static int snapshot_add(pid_t pid, pid_t tid, void *arg)
+{
+	struct snapshot *s = arg;
+
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 1024;
+		s->v = realloc(s->v, s->cap * sizeof(*s->v));
+		if (!s->v)
+			abort();
+	}
+	if (!read_attr(pid, tid, &s->v[s->n]))
+		s->n++;
+	return 0;
+}
+
 static void snapshot_take(struct snapshot *s)
 {
-	DIR *proc = opendir("/proc"), *task;
-	struct dirent *pe, *te;
-	char path[64];
-	size_t cap = 0;
-
 	s->n = 0;
-	while (proc && (pe = readdir(proc))) {
-		pid_t pid = atoi(pe->d_name);
-
-		if (pid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task", pid);
-		task = opendir(path);
-		while (task && (te = readdir(task))) {
-			pid_t tid = atoi(te->d_name);
-
-			if (tid <= 0)
-				continue;
-			if (s->n == cap) {
-				cap = cap ? cap * 2 : 1024;
-				s->v = realloc(s->v, cap * sizeof(*s->v));
-				if (!s->v)
-					abort();
-			}
-			if (!read_attr(pid, tid, &s->v[s->n]))
-				s->n++;
-		}
-		if (task)
-			closedir(task);
-	}
-	if (proc)
-		closedir(proc);
+	proc_for_each_thread(snapshot_add, s);
 }
 
 /* Threads alive before and after whose attributes differ, and any DEADLINE. */

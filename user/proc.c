@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "proc.h"
@@ -99,4 +101,36 @@ void task_comm(pid_t tid, char *buf, size_t len)
 	snprintf(path, sizeof(path), "/proc/%d/comm", tid);
 	if (read_line(path, buf, len))
 		buf[0] = '\0';
+}
+
+int proc_for_each_thread(int (*fn)(pid_t pid, pid_t tid, void *arg),
+			 void *arg)
+{
+	struct dirent *pe, *te;
+	char path[64];
+	DIR *pd, *td;
+	int ret = 0;
+
+	pd = opendir("/proc");
+	if (!pd)
+		return -errno;
+	while (!ret && (pe = readdir(pd))) {
+		pid_t pid = atoi(pe->d_name);
+
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task", pid);
+		td = opendir(path);
+		if (!td)
+			continue;	/* gone */
+		while (!ret && (te = readdir(td))) {
+			pid_t tid = atoi(te->d_name);
+
+			if (tid > 0)
+				ret = fn(pid, tid, arg);
+		}
+		closedir(td);
+	}
+	closedir(pd);
+	return ret;
 }

@@ -31,5 +31,13 @@ uint64_t task_exec_ns(pid_t tid);
 int task_progress(pid_t tid, struct progress_sample *p);
 /* comm of a process or thread; "" if gone. */
 void task_comm(pid_t tid, char *buf, size_t len);
+/*
+ * Call @fn for every thread on the machine (/proc/<pid>/task/<tid>) until
+ * it returns non-zero, which is then returned; 0 once all were seen,
+ * -errno if /proc cannot be listed. Threads that come or go meanwhile may
+ * be missed.
+ */
+int proc_for_each_thread(int (*fn)(pid_t pid, pid_t tid, void *arg),
+			 void *arg);
 
 #endif

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -292,6 +291,34 @@ void task_where(pid_t tid)
 	}
 }
 
+/* tasks_held_up()'s look at one thread. */
+static int held_up(pid_t pid, pid_t tid, void *arg)
+{
+	char path[64], stat[1024], stack[2048], *line, *save;
+	const char *state, *cpu, *prio, *policy;
+
+	if (tid == gettid())
+		return 0;
+	state = task_stat_field(tid, 3, stat, sizeof(stat));
+	if (!state || (*state != 'R' && *state != 'D'))
+		return 0;
+	cpu = stat_field(stat, 39);
+	prio = stat_field(stat, 40);
+	policy = stat_field(stat, 41);
+	if (!policy)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/stack", tid);
+	if (read_small(path, stack, sizeof(stack)) <= 0)
+		strcpy(stack, "(unreadable)\n");
+	fprintf(stderr, "#   %d %.*s %c CPU %d policy %d rt prio %d:\n",
+		tid, (int)(state - 1 - strchr(stat, '(')), strchr(stat, '('),
+		*state, atoi(cpu), atoi(policy), atoi(prio));
+	for (line = strtok_r(stack, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		fprintf(stderr, "#     %s\n", line);
+	return 0;
+}
+
 /*
  * Every task that is runnable or in uninterruptible sleep, but the
  * caller: its CPU, policy, priority and kernel stack. What a test that
@@ -300,49 +327,8 @@ void task_where(pid_t tid)
  */
 void tasks_held_up(void)
 {
-	char path[300], stat[1024], stack[2048], *line, *save;
-	const char *state, *cpu, *prio, *policy;
-	struct dirent *pe, *te;
-	DIR *pd, *td;
-	pid_t tid;
-
 	fprintf(stderr, "# runnable (R) and uninterruptible (D) tasks:\n");
-	pd = opendir("/proc");
-	if (!pd)
-		return;
-	while ((pe = readdir(pd))) {
-		if (atoi(pe->d_name) <= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/task", pe->d_name);
-		td = opendir(path);
-		if (!td)
-			continue;
-		while ((te = readdir(td))) {
-			tid = atoi(te->d_name);
-			if (tid <= 0 || tid == gettid())
-				continue;
-			state = task_stat_field(tid, 3, stat, sizeof(stat));
-			if (!state || (*state != 'R' && *state != 'D'))
-				continue;
-			cpu = stat_field(stat, 39);
-			prio = stat_field(stat, 40);
-			policy = stat_field(stat, 41);
-			if (!policy)
-				continue;
-			snprintf(path, sizeof(path), "/proc/%d/stack", tid);
-			if (read_small(path, stack, sizeof(stack)) <= 0)
-				strcpy(stack, "(unreadable)\n");
-			fprintf(stderr, "#   %d %.*s %c CPU %d policy %d rt prio %d:\n",
-				tid, (int)(state - 1 - strchr(stat, '(')),
-				strchr(stat, '('), *state, atoi(cpu), atoi(policy),
-				atoi(prio));
-			for (line = strtok_r(stack, "\n", &save); line;
-			     line = strtok_r(NULL, "\n", &save))
-				fprintf(stderr, "#     %s\n", line);
-		}
-		closedir(td);
-	}
-	closedir(pd);
+	proc_for_each_thread(held_up, NULL);
 }
 
 /*
