@@ -143,7 +143,7 @@ static struct {
 static int nheld;
 
 /* This scan's start, and whether its report has begun. */
-struct scan {
+struct scan_state {
 	unsigned long long now;
 	bool header;
 };
@@ -151,7 +151,7 @@ struct scan {
 /* One thread of a scan: note it, and report it if stuck. */
 static int scan_thread(pid_t pid, pid_t tid, void *arg)
 {
-	struct scan *sc = arg;
+	struct scan_state *sc = arg;
 	unsigned long long exec, now = sc->now;
 	char path[64], comm[64], buf[1024], state;
 	const char *f;
@@ -215,7 +215,7 @@ static int scan_thread(pid_t pid, pid_t tid, void *arg)
 /* @now: when this scan started; @last_scan: when the one before did. */
 static void scan(unsigned long long now, unsigned long long last_scan)
 {
-	struct scan sc = { .now = now };
+	struct scan_state sc = { .now = now };
 	char path[64], comm[64], buf[1024];
 	const char *f;
 	int tid, i;
