@@ -25,12 +25,13 @@
 /*
  * Just below the IRQ threads (50): a kernel thread the loop starves
  * while it holds a lock that CPU 0's IRQ threads wait for is then lifted
- * above the loop by their priority inheritance. At 50, equal to theirs, SCHED_FIFO never preempted the
- * loop: ktimers/1, preempted inside a timer callback, held the timer
- * expiry lock that rcu_preempt on CPU 0 waited for with bottom halves
- * disabled, and with them every threaded IRQ of CPU 0, the 9p one: a
- * starvd being exec'd waited 8 s (6.12-rt guest; README, "PREEMPT_RT in
- * the guests"). test_rescue keeps its loop at 50.
+ * above the loop by their priority inheritance. At 50, equal to theirs,
+ * SCHED_FIFO never preempted the loop: ktimers/1, preempted inside a
+ * timer callback, held the timer expiry lock that rcu_preempt on CPU 0
+ * waited for with bottom halves disabled, and with them every threaded
+ * IRQ of CPU 0, the 9p one: a starvd being exec'd waited 8 s (6.12-rt
+ * guest; README, "PREEMPT_RT in the guests"). test_rescue keeps its
+ * loop at 50.
  */
 #define HOG_PRIO	49
 #define VICTIM_PRIO	10
@@ -171,14 +172,23 @@ static inline void add_victim(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, daemon_start(self->d, _args)); \
 } while (0)
 
+/* A wait for starvd failed: where it is, @tid (if any), and what is stuck. */
+static inline void held_up(pid_t daemon, pid_t tid)
+{
+	fprintf(stderr, "# starvd:\n");
+	task_where(daemon);
+	if (tid) {
+		fprintf(stderr, "# task %d:\n", (int)tid);
+		task_where(tid);
+	}
+	tasks_held_up();
+}
+
 /* starvd started: its start-up line. */
 #define WAIT_STARTED() do { \
 	bool _up = daemon_wait_output(self->d, "monitoring CPUs", EVENT_MS); \
-	if (!_up) { \
-		fprintf(stderr, "# starvd:\n"); \
-		task_where(self->d->pid); \
-		tasks_held_up(); \
-	} \
+	if (!_up) \
+		held_up(self->d->pid, 0); \
 	ASSERT_TRUE(_up) \
 		TH_LOG("starvd did not start within %d ms; stderr:\n%s", \
 		       EVENT_MS, self->d->err); \
@@ -188,15 +198,8 @@ static inline void add_victim(struct __test_metadata *_metadata,
 #define WAIT_EVENT(ev, tid) do { \
 	int _ret = daemon_wait_event(self->d, ev, tid, EVENT_MS, \
 				     self->line, sizeof(self->line)); \
-	if (_ret) { \
-		fprintf(stderr, "# starvd:\n"); \
-		task_where(self->d->pid); \
-		if (tid) { \
-			fprintf(stderr, "# task %d:\n", (int)(tid)); \
-			task_where(tid); \
-		} \
-		tasks_held_up(); \
-	} \
+	if (_ret) \
+		held_up(self->d->pid, tid); \
 	ASSERT_EQ(0, _ret) \
 		TH_LOG("no '%s' event for %d; events:\n%sstderr:\n%s", \
 		       (ev) ? (ev) : "any", (int)(tid), \
