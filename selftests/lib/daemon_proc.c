@@ -389,7 +389,14 @@ int run_capture_for(const char *const *argv, char *out, size_t len,
 		    void (*setup)(void *arg), void *arg, int term_after_ms)
 {
 	struct pollfd pfd = { .events = POLLIN };
-	bool termed = term_after_ms <= 0;
+	/*
+	 * A command with no time of its own to stop is a command that never
+	 * returning is a bug: after RUN_HUNG_MS it is shown (its kernel stack,
+	 * and every task runnable or blocked beside it) and killed, rather
+	 * than the harness's timeout ending the test without a word.
+	 */
+	bool hung_check = term_after_ms <= 0;
+	bool termed = false;
 	struct timespec t0, t;
 	int fds[2], status;
 	size_t off = 0;
@@ -451,6 +458,8 @@ int run_capture_for(const char *const *argv, char *out, size_t len,
 	}
 	close(fds[1]);
 	pfd.fd = fds[0];
+	if (hung_check)
+		term_after_ms = RUN_HUNG_MS;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (off + 1 < len) {
 		int left = -1, r;
@@ -466,6 +475,15 @@ int run_capture_for(const char *const *argv, char *out, size_t len,
 
 		if (r < 0 && errno == EINTR)
 			continue;
+		if (r == 0 && hung_check) {
+			fprintf(stderr, "# %s (pid %d) still running after %d ms:\n",
+				argv[0], (int)pid, RUN_HUNG_MS);
+			task_where(pid);
+			tasks_held_up();
+			kill(pid, SIGKILL);
+			termed = true;
+			continue;
+		}
 		if (r == 0) {
 			/* Time is up: ask it to stop, then read to EOF. */
 			kill(pid, SIGTERM);
@@ -484,7 +502,7 @@ int run_capture_for(const char *const *argv, char *out, size_t len,
 	}
 	out[off] = '\0';
 	close(fds[0]);
-	if (!termed)
+	if (!termed && !hung_check)
 		kill(pid, SIGTERM);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno == EINTR)

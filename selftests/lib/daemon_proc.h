@@ -47,14 +47,21 @@ bool daemon_wait_output(struct daemon_proc *d, const char *s, int ms);
 void daemon_drain(struct daemon_proc *d, int ms);
 /* Send @sig and wait up to @timeout_ms; returns the exit status or -1. */
 int daemon_stop(struct daemon_proc *d, int sig, int timeout_ms);
-/* Run argv, stdout and stderr into @out; returns the exit status. */
+/*
+ * Run argv, stdout and stderr into @out; returns the exit status. One
+ * still running after RUN_HUNG_MS is hung: where it and every task
+ * runnable or blocked beside it are goes to stderr, and it is killed
+ * (status 137), well inside the harness's timeout, which says nothing.
+ */
+#define RUN_HUNG_MS 20000
 int run_capture(const char *const *argv, char *out, size_t len);
 /* The same, calling @setup(@arg) in the child before the exec. */
 int run_capture_as(const char *const *argv, char *out, size_t len,
 		   void (*setup)(void *arg), void *arg);
 /*
- * The same, sending SIGTERM once it has run @term_after_ms (none if 0),
- * without an external timeout(1): host binaries do not run in every guest.
+ * The same, sending SIGTERM once it has run @term_after_ms (if 0: the hang
+ * check above), without an external timeout(1): host binaries do not run
+ * in every guest.
  */
 int run_capture_for(const char *const *argv, char *out, size_t len,
 		    void (*setup)(void *arg), void *arg, int term_after_ms);
