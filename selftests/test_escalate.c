@@ -196,6 +196,45 @@ TEST(deadline_unserved)
 	EXPECT_EQ(0, dl_unserved_until(&unknown, now));
 }
 
+/*
+ * The FIFO emulation's checks of a raised task: the rest of its runtime
+ * while it runs, backing off while it does not, so that a task that
+ * cannot run yet is not polled every 20 us for a whole period.
+ */
+TEST(fifo_poll)
+{
+	const uint64_t rt = BASE;
+	uint64_t poll = rt, ran = 0, checks = 0, t = 0;
+
+	/* It ran since the last check: the rest of its runtime. */
+	EXPECT_EQ(rt - 5000, fifo_poll_ns(rt, 5000, 0, rt));
+	EXPECT_EQ(rt - 15000, fifo_poll_ns(rt, 15000, 5000, 5000));
+	/* It did not: twice the last wait, at least the rest. */
+	EXPECT_EQ(2 * rt, fifo_poll_ns(rt, 0, 0, rt));
+	EXPECT_EQ(10000, fifo_poll_ns(rt, 15000, 15000, 5000));
+	EXPECT_EQ(rt - 19000, fifo_poll_ns(rt, 19000, 19000, 100));
+	/* Up to the cap, however long it has waited. */
+	EXPECT_EQ(FIFO_POLL_MAX_NS,
+		  fifo_poll_ns(rt, 0, 0, FIFO_POLL_MAX_NS / 2 + 1));
+	EXPECT_EQ(FIFO_POLL_MAX_NS, fifo_poll_ns(rt, 0, 0, FIFO_POLL_MAX_NS));
+	EXPECT_EQ(FIFO_POLL_MAX_NS, fifo_poll_ns(rt, 0, 0, UINT64_MAX));
+	/* An escalated runtime above the cap: never checked before it. */
+	EXPECT_EQ(50000000, fifo_poll_ns(50000000, 0, 0, 50000000));
+	/* Past its runtime (the caller lowers it): no wait. */
+	EXPECT_EQ(0, fifo_poll_ns(rt, rt + 1, 0, rt));
+	/*
+	 * A task that never runs in a 1 s period: the checks are counted,
+	 * about one per cap once the wait has grown to it, not one per
+	 * runtime (50000).
+	 */
+	while (t < PERIOD) {
+		poll = fifo_poll_ns(rt, ran, ran, poll);
+		t += poll;
+		checks++;
+	}
+	EXPECT_GE(PERIOD / FIFO_POLL_MAX_NS + 16, checks);
+}
+
 TEST(sched_features_parser)
 {
 	const char *f = "GENTLE_FAIR_SLEEPERS START_DEBIT NO_HRTICK NO_HRTICK_DL DOUBLE_TICK";

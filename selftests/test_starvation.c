@@ -10,6 +10,8 @@
 #include "kselftest_harness.h"
 
 #include "lib/starve_fixture.h"
+#include "escalate.h"
+#include "proc.h"
 
 /* Detected, boosted, progress during the boost, restored exactly. */
 static void boost_cycle(struct __test_metadata *_metadata,
@@ -435,6 +437,48 @@ TEST_F_TIMEOUT(starve, boosted_task_can_fork, 40)
 TEST_F_TIMEOUT(starve, fifo_boosted_task_can_fork, 40)
 {
 	fork_during_boost(_metadata, self, "-F");
+}
+
+/*
+ * The SCHED_FIFO emulation lowers a raised task once it has had its
+ * runtime, which starvd learns by looking at its CPU time. A raised task
+ * that does not run (here stopped; or its CPU held above the raised
+ * priority, or starvd's own) was looked at every runtime, 20 us, for a
+ * whole period: starvd never slept, at its real-time priority, and on its
+ * own CPU such a task could never run. The looks back off up to
+ * FIFO_POLL_MAX_NS: starvd's wake-ups over one period (1 s) while the
+ * victim is stopped are counted, never timed.
+ */
+TEST_F_TIMEOUT(starve, fifo_boost_backs_off_while_the_task_cannot_run, 40)
+{
+	struct sched_attr orig = fifo_attr(VICTIM_PRIO);
+	struct progress_sample a, b;
+	pid_t tid = self->v.st->tid;
+	uint64_t t0, t1, wakeups, most;
+
+	/* Periods of 100 ms: ten raises of the stopped task in the second. */
+	START("-t", "0.5", "-d", "60", "-F", "-p", "100000000");
+	WAIT_EVENT("boost", tid);
+	ASSERT_EQ(0, kill(tid, SIGSTOP));
+	t0 = now_ns();
+	ASSERT_EQ(0, task_progress(self->d->pid, &a));
+	usleep(1000 * 1000);
+	ASSERT_EQ(0, task_progress(self->d->pid, &b));
+	t1 = now_ns();
+	kill(tid, SIGCONT);
+	/*
+	 * At most one look per cap, twice over for its reads and the
+	 * back-off's first steps in each period; the old looks every 20 us
+	 * gave over 10 times as many.
+	 */
+	wakeups = b.nvcsw - a.nvcsw;
+	most = 2 * ((t1 - t0) / FIFO_POLL_MAX_NS + 1);
+	EXPECT_GE(most, wakeups)
+		TH_LOG("starvd woke %llu times in %.3f s of a boost whose task could not run: it looks more than once per %llu ns",
+		       (unsigned long long)wakeups, (t1 - t0) / 1e9,
+		       (unsigned long long)FIFO_POLL_MAX_NS);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+	expect_attr(_metadata, tid, &orig);
 }
 
 /*

@@ -296,7 +296,9 @@ static int start_fifo(struct booster *b, struct boost *bo, int holder_prio,
 	bo->fifo = true;
 	bo->raised = true;
 	bo->period_start_ns = now;
-	bo->next_ns = now + bo->runtime_ns;
+	bo->poll_ns = bo->runtime_ns;
+	bo->ran_ns = 0;
+	bo->next_ns = now + bo->poll_ns;
 	bo->exec_at_raise_ns = task_exec_ns(bo->task.tid);
 	return apply(b, bo);
 }
@@ -639,6 +641,8 @@ static void finish(struct booster *b, size_t i, const char *why,
  * before it ran left it waiting, escalation after escalation, in the
  * 6.12-rt guest (test_rescue, fork_waits_for_stopping_task: a task
  * preempted inside its stop, again after its DEADLINE boost overran).
+ * The next look: fifo_poll_ns() (escalate.h), backing off while the task
+ * has not run since the last one.
  */
 static int fifo_lower_or_extend(struct booster *b, struct boost *bo,
 				uint64_t now)
@@ -648,7 +652,10 @@ static int fifo_lower_or_extend(struct booster *b, struct boost *bo,
 
 	if (ran < bo->runtime_ns && (!ran || task_runnable(bo->task.tid)) &&
 	    now - bo->period_start_ns < b->p.period_ns) {
-		bo->next_ns = now + bo->runtime_ns - ran;
+		bo->poll_ns = fifo_poll_ns(bo->runtime_ns, ran, bo->ran_ns,
+					   bo->poll_ns);
+		bo->ran_ns = ran;
+		bo->next_ns = now + bo->poll_ns;
 		return 0;
 	}
 	ret = restore_task(bo->task.tid, bo->task.comm, 0, &bo->saved,
@@ -677,6 +684,8 @@ static int fifo_raise(struct boost *bo, uint64_t now, uint64_t runtime)
 	bo->exec_at_raise_ns = task_exec_ns(bo->task.tid);
 	ret = sched_setattr_tid(bo->task.tid, &bo->applied);
 	bo->raised = true;
+	bo->poll_ns = runtime;
+	bo->ran_ns = 0;
 	bo->next_ns = now + runtime;
 	return ret;
 }

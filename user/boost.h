@@ -31,6 +31,8 @@ struct boost {
 	uint64_t check_ns;		/* deadline: when it must have run */
 	uint64_t period_start_ns;	/* fifo: start of current period */
 	uint64_t exec_at_raise_ns;	/* fifo: CPU time when raised */
+	uint64_t ran_ns;		/* fifo: run since then, last check */
+	uint64_t poll_ns;		/* fifo: last check to the next */
 	uint64_t next_ns;		/* next state change */
 	uint64_t end_ns;
 	uint64_t runtime_ns;		/* this boost's: -r or escalated */

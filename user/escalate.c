@@ -72,3 +72,16 @@ uint64_t dl_unserved_until(const struct boost_delta *d, uint64_t now)
 		return 0;
 	return now + DL_UNSERVED_NS;
 }
+
+uint64_t fifo_poll_ns(uint64_t runtime_ns, uint64_t ran_ns,
+		      uint64_t prev_ran_ns, uint64_t prev_poll_ns)
+{
+	uint64_t rest = ran_ns < runtime_ns ? runtime_ns - ran_ns : 0;
+	uint64_t wait;
+
+	if (ran_ns > prev_ran_ns)
+		return rest;
+	wait = prev_poll_ns > FIFO_POLL_MAX_NS / 2 ? FIFO_POLL_MAX_NS :
+						     2 * prev_poll_ns;
+	return wait > rest ? wait : rest;
+}

@@ -123,4 +123,23 @@ uint64_t dl_debt_until(uint64_t start_ns, uint64_t end_ns, uint64_t ran_ns,
 #define DL_UNSERVED_NS	60000000000ULL	/* 60 s */
 uint64_t dl_unserved_until(const struct boost_delta *d, uint64_t now);
 
+/*
+ * The SCHED_FIFO emulation lowers a raised task once it has had its
+ * runtime of CPU time, which starvd can only learn by looking. A check
+ * found the task with @ran_ns of its @runtime_ns since it was raised,
+ * @prev_ran_ns at the check before, which waited @prev_poll_ns for this
+ * one: the wait for the next check. The rest of its runtime while it has
+ * run since the last check; while it has not, twice the last wait, up to
+ * FIFO_POLL_MAX_NS (never less than the rest of its runtime). A task
+ * that cannot run yet (something above the raised priority holds its
+ * CPU, or that CPU is starvd's own) was checked every runtime: 20 us
+ * checks that take longer than that keep starvd on its CPU at its
+ * real-time priority for up to a period, and there the raised task never
+ * runs. The cap bounds how far past its runtime a task that then runs is
+ * lowered, as the tick bounds a SCHED_DEADLINE overrun without HRTICK_DL.
+ */
+#define FIFO_POLL_MAX_NS	1000000ULL	/* 1 ms */
+uint64_t fifo_poll_ns(uint64_t runtime_ns, uint64_t ran_ns,
+		      uint64_t prev_ran_ns, uint64_t prev_poll_ns);
+
 #endif
