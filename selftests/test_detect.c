@@ -275,16 +275,18 @@ TEST_F(scan, many_unstamped_waiters)
 /*
  * The holder: the task on the CPU unless another task runnable there
  * outranks it (the fair server running a SCHED_OTHER task for a moment
- * behind a real-time busy loop); never a task being boosted.
+ * behind a real-time busy loop); never a task being boosted, nor starvd.
  */
 TEST(holder_is_the_highest_priority_other_task)
 {
 	struct task_list l = { .read_time_ns = T0 };
 	struct starvd_task curr = {
-		.tid = 3, .cpu = 1, .prio = 120, .state = STARVD_TASK_RUNNING,
+		.tid = 3, .tgid = 3, .cpu = 1, .prio = 120,
+		.state = STARVD_TASK_RUNNING,
 	};
 	struct starvd_task loop = {
-		.tid = 4, .cpu = 1, .prio = 49, .state = STARVD_TASK_WAITING,
+		.tid = 4, .tgid = 4, .cpu = 1, .prio = 49,
+		.state = STARVD_TASK_WAITING,
 	};
 	struct starvd_task other = {
 		.tid = 5, .cpu = 0, .prio = 1, .state = STARVD_TASK_WAITING,
@@ -310,6 +312,12 @@ TEST(holder_is_the_highest_priority_other_task)
 	boosted_tid = 3;
 	EXPECT_EQ(4, detect_holder(&d, &l, cpus, 2, &l.v[0])->tid);
 	boosted_tid = 0;
+	/* starvd itself, on the CPU for its own read or waiting, is not. */
+	d.self_tgid = 3;
+	EXPECT_EQ(4, detect_holder(&d, &l, cpus, 2, &l.v[0])->tid);
+	d.self_tgid = 4;
+	EXPECT_EQ(3, detect_holder(&d, &l, cpus, 2, &l.v[0])->tid);
+	d.self_tgid = 0;
 	/* Not a CPU of this read: no holder. */
 	EXPECT_EQ(NULL, detect_holder(&d, &l, cpus, 1, &l.v[0]));
 	detect_free(&d);

@@ -440,6 +440,34 @@ TEST_F_TIMEOUT(starve, fifo_boosted_task_can_fork, 40)
 }
 
 /*
+ * On starvd's own CPU the holder is the busy loop, not starvd: its own
+ * read puts starvd on its CPU, and it named itself, "behind starvd", for
+ * every task starving there, and raised them above itself, where it
+ * could not run to lower them. starvd runs on the test CPU here (-a, the
+ * last one given wins), above the busy loop as the unit runs it.
+ */
+TEST_F_TIMEOUT(starve, holder_on_starvds_own_cpu_is_the_busy_loop, 40)
+{
+	struct sched_attr orig = fifo_attr(VICTIM_PRIO);
+	pid_t tid = self->v.st->tid;
+	char cpu[16], holder[32] = "";
+	const char *h;
+
+	snprintf(cpu, sizeof(cpu), "%d", self->cpu);
+	START("-t", "0.5", "-d", "60", "-F", "-a", cpu);
+	WAIT_EVENT("starving", tid);
+	h = strstr(self->line, "\"holder\":");
+	if (h)
+		json_str(h, "comm", holder, sizeof(holder));
+	EXPECT_STREQ("stv-hog", holder) TH_LOG("%s", self->line);
+	WAIT_EVENT("boost", tid);
+	EXPECT_EQ(HOG_PRIO + 1, json_int(self->line, "priority"))
+		TH_LOG("%s", self->line);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+	expect_attr(_metadata, tid, &orig);
+}
+
+/*
  * The SCHED_FIFO emulation lowers a raised task once it has had its
  * runtime, which starvd learns by looking at its CPU time. A raised task
  * that does not run (here stopped; or its CPU held above the raised

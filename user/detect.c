@@ -154,7 +154,10 @@ void detect_scan(struct detect *d, struct task_list *l,
  * waiting for a few milliseconds, is what starves a real-time task. (Named
  * as the holder, it also made the SCHED_FIFO emulation run the task at
  * priority 1, below the busy loop.) Tasks starvd is boosting are not
- * holders either: their priority is starvd's, for a moment.
+ * holders either: their priority is starvd's, for a moment. Nor is starvd
+ * itself: its own read puts it on its CPU, so every task starving there
+ * was reported "behind starvd", and the SCHED_FIFO emulation raised it
+ * above starvd, which could then not run to lower it until it blocked.
  */
 const struct starvd_task *detect_holder(const struct detect *d,
 					const struct task_list *l,
@@ -168,13 +171,15 @@ const struct starvd_task *detect_holder(const struct detect *d,
 	if (t->cpu < 0 || t->cpu >= nr_cpus)
 		return NULL;
 	w = &cpus[t->cpu].curr;
-	if (w->tid && !detect_handled(d, w->tid))
+	if (w->tid && !detect_handled(d, w->tid) &&
+	    (!d->self_tgid || w->tgid != d->self_tgid))
 		h = w;
 	for (i = 0; i < l->n; i++) {
 		w = &l->v[i];
 		if (w->state == STARVD_TASK_WAITING && w->cpu == t->cpu &&
 		    w->tid != t->tid && (!h || w->prio < h->prio) &&
-		    !detect_handled(d, w->tid))
+		    !detect_handled(d, w->tid) &&
+		    (!d->self_tgid || w->tgid != d->self_tgid))
 			h = w;
 	}
 	return h;

@@ -473,6 +473,7 @@ static int init_monitoring(struct starvd *d)
 	booster_init(&d->booster, &bp, d->cfg.log_only ? NULL : &d->journal);
 	detect_init(&d->detect, d->cfg.threshold_ns, boost_active,
 		    &d->booster);
+	d->detect.self_tgid = getpid();	/* final: after daemonizing */
 	d->stage = STAGE_RUNNING;
 	if (!d->cfg.log_only)
 		boost_recover(&d->journal, d->cfg.run_dir);
