@@ -376,6 +376,36 @@ static pid_t hold_dl_bandwidth(int *held, int *err)
 }
 
 /*
+ * Lets the boosts starvd gave so far end, and the kernel take their
+ * bandwidth back: a SCHED_DEADLINE boost's bandwidth stays allocated
+ * after its restore until the task's 0-lag time, at most a period later
+ * (here 1 s). Under TCG starvd's own start-up at SCHED_FIFO 60 can keep
+ * CPU 0's tasks past the threshold, and their 50% boosts, returned in
+ * the middle of the test, let its 50% boost through (seen in the 5.10
+ * guest). False if boosts were still going on after EVENT_MS.
+ */
+static bool boosts_settled(struct daemon_proc *d)
+{
+	uint64_t end = now_ns() + EVENT_MS * NSEC_PER_MSEC;
+	int seen = 0, n;
+
+	daemon_drain(d, 100);
+	while ((n = count(d->out, "\"event\":\"boost\"")) > seen) {
+		while (count(d->out, "\"event\":\"restore\"") < n &&
+		       now_ns() < end)
+			daemon_drain(d, 100);
+		if (now_ns() >= end)
+			return false;
+		seen = n;
+		daemon_drain(d, 2000);	/* two periods: 0-lag is within one */
+	}
+	if (seen)
+		fprintf(stderr, "# %d boosts before the bandwidth was held, let end first:\n%s",
+			seen, d->out);
+	return true;
+}
+
+/*
  * SCHED_DEADLINE admission control refuses the boost (EBUSY: the
  * bandwidth is taken): SCHED_FIFO emulation instead, one line about it.
  * The victim is not pinned (pinned tasks get EPERM first) and starves
@@ -413,6 +443,9 @@ TEST_F_TIMEOUT(starve, deadline_refused_ebusy_falls_back, 60)
 	START("-S", "-t", "0.5", "-d", "0.5", "-r", "500000000",
 	      "-p", "1000000000");
 	WAIT_STARTED();
+	ASSERT_TRUE(boosts_settled(self->d))
+		TH_LOG("boosts still going on before the bandwidth is held:\n%s",
+		       self->d->out);
 	/* Admission control only works with RT throttling on. */
 	ASSERT_EQ(0, rt_throttle_restore(THROTTLED_RT_US));
 	bw = hold_dl_bandwidth(&held, &err);
