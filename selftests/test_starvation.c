@@ -421,7 +421,18 @@ static void fork_during_boost(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, self->v.st->fork_errno)
 		TH_LOG("fork() in the boost: %s (boost: %s)",
 		       strerror(self->v.st->fork_errno), self->line);
-	if (!self->v.st->fork_errno)
+	/*
+	 * A child found boosted may have been boosted by starvd on its own
+	 * account: the victim, throttled once its fork() used up its 20 us,
+	 * looked at it late, after the child had waited behind the busy loop
+	 * past the threshold (seen in the 6.12-rt guest). starvd says so.
+	 */
+	if (!self->v.st->fork_errno && self->v.st->child_policy != SCHED_OTHER &&
+	    !daemon_wait_event(self->d, "boost", self->v.st->child_pid,
+			       EVENT_MS, self->line, sizeof(self->line)))
+		TH_LOG("the child %d was boosted by starvd itself: %s",
+		       self->v.st->child_pid, self->line);
+	else if (!self->v.st->fork_errno)
 		EXPECT_EQ(SCHED_OTHER, self->v.st->child_policy)
 			TH_LOG("the child's policy is %d: it inherited the boost (%s)",
 			       self->v.st->child_policy, self->line);

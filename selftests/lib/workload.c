@@ -240,6 +240,7 @@ static void victim_fork(struct victim_state *st)
 	if (child == 0)
 		_exit(0);
 	st->fork_errno = child < 0 ? errno : 0;
+	st->child_pid = child;
 	st->child_policy = child < 0 ? -1 : sched_getscheduler(child);
 	st->fork_now = 0;
 }

@@ -23,10 +23,12 @@ struct victim_state {
 	/*
 	 * Set by the test: the victim's next iteration forks a child that
 	 * exits at once, clears it, and leaves fork()'s errno (0: it
-	 * worked) and the child's policy as fork() left it (-1: no child).
+	 * worked), the child's pid and its policy as the victim found it
+	 * after fork() (-1: no child).
 	 */
 	volatile int fork_now;
 	volatile int fork_errno;
+	volatile int child_pid;
 	volatile int child_policy;
 };
 
