@@ -390,10 +390,10 @@ int run_capture_for(const char *const *argv, char *out, size_t len,
 {
 	struct pollfd pfd = { .events = POLLIN };
 	/*
-	 * A command with no time of its own to stop is a command that never
-	 * returning is a bug: after RUN_HUNG_MS it is shown (its kernel stack,
+	 * A command given no stop time must return by itself: one still
+	 * running after RUN_HUNG_MS is hung. It is shown (its kernel stack,
 	 * and every task runnable or blocked beside it) and killed, rather
-	 * than the harness's timeout ending the test without a word.
+	 * than left to the harness's timeout, which says nothing.
 	 */
 	bool hung_check = term_after_ms <= 0;
 	bool termed = false;
