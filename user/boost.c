@@ -564,7 +564,11 @@ int restore_task(pid_t tid, const char *comm, uint64_t start_time,
 		log_changed(tid, comm);
 		return -EBUSY;
 	}
-	ret = sched_setattr_tid(tid, saved);
+	if (cur.sched_policy == SCHED_DEADLINE &&
+	    saved->sched_policy != SCHED_DEADLINE)
+		ret = sched_setattr_leave_deadline(tid, &cur, saved);
+	else
+		ret = sched_setattr_tid(tid, saved);
 	if (ret) {
 		log_err("cannot restore pid %d (%s): %s", tid, comm,
 			strerror(-ret));

@@ -31,6 +31,13 @@ struct sched_attr {
 
 int sched_getattr_tid(pid_t tid, struct sched_attr *attr);
 int sched_setattr_tid(pid_t tid, const struct sched_attr *attr);
+/*
+ * Set @to on a task now @cur, a SCHED_DEADLINE one that @to takes out of
+ * the class, with no bandwidth left behind for the kernel to lose track
+ * of (sched_attr.c says how).
+ */
+int sched_setattr_leave_deadline(pid_t tid, const struct sched_attr *cur,
+				 const struct sched_attr *to);
 
 /* The attributes that define how a task is scheduled, util clamps aside. */
 bool sched_attr_same(const struct sched_attr *a, const struct sched_attr *b);
