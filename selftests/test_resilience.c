@@ -564,6 +564,19 @@ static bool gets_cpu_within(pid_t tid, uint64_t since, int ms)
 	return false;
 }
 
+/* A victim on @cpu that always has work: 100 ms busy, 1 ms asleep. */
+static struct victim_spec burner_spec(int cpu)
+{
+	return (struct victim_spec) {
+		.proc_name = "stv-proc",
+		.thread_name = "stv-burner",
+		.cpu = cpu,
+		.attr = fifo_attr(VICTIM_PRIO),
+		.sleep_ns = NSEC_PER_MSEC,
+		.burn_ns = 100 * NSEC_PER_MSEC,
+	};
+}
+
 /*
  * A SCHED_DEADLINE task that runs past its runtime (to the next tick
  * without HRTICK_DL, which lockdown keeps out of reach, or late under
@@ -578,14 +591,7 @@ static bool gets_cpu_within(pid_t tid, uint64_t since, int ms)
  */
 TEST_F_TIMEOUT(starve, deadline_overrun_becomes_fifo, 60)
 {
-	struct victim_spec spec = {
-		.proc_name = "stv-proc",
-		.thread_name = "stv-burner",
-		.cpu = self->cpu,
-		.attr = fifo_attr(VICTIM_PRIO),
-		.sleep_ns = NSEC_PER_MSEC,
-		.burn_ns = 100 * NSEC_PER_MSEC,
-	};
+	struct victim_spec spec = burner_spec(self->cpu);
 	struct sched_attr orig = fifo_attr(VICTIM_PRIO);
 	const uint64_t runtime = 20000;	/* starvd's default -r */
 	uint64_t e0, t0, ran, periods;
@@ -667,14 +673,7 @@ static int dl_total_bw(long long *total)
 
 TEST_F_TIMEOUT(starve, restore_leaves_no_deadline_bandwidth_behind, 60)
 {
-	struct victim_spec spec = {
-		.proc_name = "stv-proc",
-		.thread_name = "stv-burner",
-		.cpu = self->cpu,
-		.attr = fifo_attr(VICTIM_PRIO),
-		.sleep_ns = NSEC_PER_MSEC,
-		.burn_ns = 100 * NSEC_PER_MSEC,
-	};
+	struct victim_spec spec = burner_spec(self->cpu);
 	struct sched_attr orig = fifo_attr(VICTIM_PRIO), none = {
 		.sched_policy = SCHED_DEADLINE,
 		.sched_runtime = 1024, .sched_deadline = 1ULL << 31,
