@@ -247,4 +247,36 @@ TEST(sched_features_parser)
 	EXPECT_EQ(-1, sched_feature_on("", "HRTICK_DL"));
 }
 
+/*
+ * The emulation's priority: one above the holder, above the task's own,
+ * and below starvd where the task shares starvd's only CPU (starvd must
+ * preempt it there to lower it).
+ */
+TEST(fifo_boost_priority)
+{
+	/* Kernel prio 50 is SCHED_FIFO 49: raised to 50. */
+	EXPECT_EQ(50, fifo_boost_prio(50, 10, 0));
+	/* Not real-time (kernel prio 120): the lowest. */
+	EXPECT_EQ(FIFO_BOOST_MIN_PRIO, fifo_boost_prio(120, 0, 0));
+	/* Holder not known: all but the top, which stays the kernel's. */
+	EXPECT_EQ(FIFO_BOOST_MAX_PRIO - 1, fifo_boost_prio(-1, 0, 0));
+	/* Always above its own priority, never past the top. */
+	EXPECT_EQ(41, fifo_boost_prio(90, 40, 0));
+	EXPECT_EQ(FIFO_BOOST_MAX_PRIO, fifo_boost_prio(1, 10, 0));
+	EXPECT_EQ(0, fifo_boost_prio(1, FIFO_BOOST_MAX_PRIO, 0));
+	/* Nothing is above a SCHED_FIFO 99 holder. */
+	EXPECT_EQ(0, fifo_boost_prio(0, 10, 0));
+	/* On starvd's only CPU, with starvd at SCHED_FIFO 60: below 60. */
+	EXPECT_EQ(59, fifo_boost_prio(-1, 10, 60));
+	EXPECT_EQ(59, fifo_boost_prio(41, 10, 60));
+	EXPECT_EQ(50, fifo_boost_prio(50, 10, 60));
+	EXPECT_EQ(FIFO_BOOST_MIN_PRIO, fifo_boost_prio(120, 0, 60));
+	/* Nothing between the holder (or its own) and starvd: no boost. */
+	EXPECT_EQ(0, fifo_boost_prio(40, 10, 60));
+	EXPECT_EQ(0, fifo_boost_prio(10, 10, 60));
+	EXPECT_EQ(0, fifo_boost_prio(-1, 59, 60));
+	EXPECT_EQ(0, fifo_boost_prio(-1, 70, 60));
+	EXPECT_EQ(0, fifo_boost_prio(120, 0, 1));
+}
+
 TEST_HARNESS_MAIN

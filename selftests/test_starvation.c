@@ -479,6 +479,39 @@ TEST_F_TIMEOUT(starve, holder_on_starvds_own_cpu_is_the_busy_loop, 40)
 }
 
 /*
+ * On starvd's only CPU a SCHED_FIFO emulation boost stays below starvd:
+ * starvd has to preempt the raised task there to lower it, and one
+ * raised to starvd's priority or above that never blocked would keep
+ * starvd, and every boost it runs, off its CPU for good. With the busy
+ * loop just below starvd there is no room: starvd says why it cannot
+ * boost and leaves the victim alone.
+ */
+TEST_F_TIMEOUT(starve, fifo_boost_on_starvds_only_cpu_stays_below_it, 40)
+{
+	struct sched_attr orig = fifo_attr(VICTIM_PRIO);
+	pid_t tid = self->v.st->tid;
+	char cpu[16], says[64];
+	bool said;
+
+	kill_and_reap(self->hog);
+	self->hog = hog_start(self->cpu, DAEMON_PRIO - 1, HOG_MAX_S);
+	ASSERT_LT(0, self->hog);
+	snprintf(cpu, sizeof(cpu), "%d", self->cpu);
+	snprintf(says, sizeof(says), "cannot boost pid %d (", (int)tid);
+	START("-t", "0.5", "-d", "60", "-F", "-a", cpu);
+	said = daemon_wait_output(self->d, says, EVENT_MS);
+	EXPECT_TRUE(said) TH_LOG("stdout:\n%s\nstderr:\n%s", self->d->out,
+				 self->d->err);
+	EXPECT_TRUE(daemon_output_has(self->d, "on starvd's only CPU, below starvd's own"))
+		TH_LOG("stderr:\n%s", self->d->err);
+	EXPECT_NE(0, daemon_wait_event(self->d, "boost", tid, 0, self->line,
+				       sizeof(self->line)))
+		TH_LOG("boosted on starvd's CPU: %s", self->line);
+	expect_attr(_metadata, tid, &orig);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+/*
  * The SCHED_FIFO emulation lowers a raised task once it has had its
  * runtime, which starvd learns by looking at its CPU time. A raised task
  * that does not run (here stopped; or its CPU held above the raised

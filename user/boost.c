@@ -11,8 +11,6 @@
 #include "proc.h"
 #include "util.h"
 
-#define FIFO_BOOST_MIN_PRIO	1
-#define FIFO_BOOST_MAX_PRIO	99
 
 /*
  * Every boost is reset on fork. The kernel refuses fork() to a
@@ -241,6 +239,8 @@ static const char *setattr_hint(int err)
 		return " (SCHED_DEADLINE admission control: not enough bandwidth left; lower -r/--boost_runtime or raise -p/--boost_period)";
 	case -EPERM:
 		return " (starvd needs CAP_SYS_NICE; SCHED_DEADLINE also needs the task's affinity to span its root domain while RT throttling is on)";
+	case -ERANGE:
+		return " (no SCHED_FIFO priority is above both the task's own and the one of the task holding its CPU and, on starvd's only CPU, below starvd's own, where starvd must preempt a raised task to lower it: pin starvd to a housekeeping CPU with -a, or raise its --priority)";
 	default:
 		return "";
 	}
@@ -272,21 +272,20 @@ static int start_deadline(struct booster *b, struct boost *bo)
 	return ret;
 }
 
+/* starvd's priority, where it must preempt the task to lower it. */
+static int fifo_ceiling(const struct booster *b, const struct boost *bo)
+{
+	return bo->task.cpu == b->p.own_cpu ? b->p.own_prio : 0;
+}
+
 static int start_fifo(struct booster *b, struct boost *bo, int holder_prio,
 		      uint64_t now)
 {
-	int prio = FIFO_BOOST_MIN_PRIO;
+	int prio = fifo_boost_prio(holder_prio, bo->saved.sched_priority,
+				   fifo_ceiling(b, bo));
 
-	/* Run above the holder: kernel prio p is user priority 99 - p. */
-	if (holder_prio >= 0 && holder_prio < 100)
-		prio = 99 - holder_prio + 1;
-	else if (holder_prio < 0)
-		prio = FIFO_BOOST_MAX_PRIO - 1;
-	/* Never at or below the task's own real-time priority: no boost. */
-	if (prio <= (int)bo->saved.sched_priority)
-		prio = bo->saved.sched_priority + 1;
-	if (prio > FIFO_BOOST_MAX_PRIO)
-		prio = FIFO_BOOST_MAX_PRIO;
+	if (!prio)
+		return -ERANGE;
 	bo->applied = (struct sched_attr) {
 		.size = sizeof(struct sched_attr),
 		.sched_policy = SCHED_FIFO,

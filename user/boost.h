@@ -77,6 +77,8 @@ struct boost_params {
 	bool no_escalation;		/* every boost gets runtime_ns */
 	uint64_t threshold_ns;		/* for "keeps up", see escalate.h */
 	const char *run_dir;		/* HRTICK_DL journal; NULL: none */
+	int own_cpu;			/* starvd's only CPU, or -1 */
+	int own_prio;			/* its SCHED_FIFO/RR priority, or 0 */
 };
 
 struct booster {

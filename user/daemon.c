@@ -255,6 +255,25 @@ int pin_self(const struct config *cfg)
 	return 0;
 }
 
+void own_scheduling(int *only_cpu, int *rt_prio)
+{
+	int policy = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
+	struct sched_param sp = { 0 };
+	cpu_set_t set;
+	int c;
+
+	*rt_prio = 0;
+	if ((policy == SCHED_FIFO || policy == SCHED_RR) &&
+	    !sched_getparam(0, &sp))
+		*rt_prio = sp.sched_priority;
+	*only_cpu = -1;
+	if (sched_getaffinity(0, sizeof(set), &set) || CPU_COUNT(&set) != 1)
+		return;
+	for (c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			*only_cpu = c;
+}
+
 int protect_self(const struct config *cfg)
 {
 	int ret;

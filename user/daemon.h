@@ -27,5 +27,11 @@ int pin_self(const struct config *cfg);
  * when a requested protection cannot be applied.
  */
 int protect_self(const struct config *cfg);
+/*
+ * Where starvd itself runs, once pin_self() and protect_self() are done:
+ * its only CPU (-1: it may run on several) and its SCHED_FIFO or
+ * SCHED_RR priority (0: another policy).
+ */
+void own_scheduling(int *only_cpu, int *rt_prio);
 
 #endif

@@ -85,3 +85,21 @@ uint64_t fifo_poll_ns(uint64_t runtime_ns, uint64_t ran_ns,
 						     2 * prev_poll_ns;
 	return wait > rest ? wait : rest;
 }
+
+int fifo_boost_prio(int holder_prio, int own, int ceiling)
+{
+	int prio = FIFO_BOOST_MIN_PRIO, above = 0;
+
+	if (holder_prio >= 0 && holder_prio < 100)
+		prio = above = 99 - holder_prio + 1;
+	else if (holder_prio < 0)
+		prio = FIFO_BOOST_MAX_PRIO - 1;
+	/* Never at or below the task's own real-time priority: no boost. */
+	if (prio <= own)
+		prio = own + 1;
+	if (prio > FIFO_BOOST_MAX_PRIO)
+		prio = FIFO_BOOST_MAX_PRIO;
+	if (ceiling > 0 && prio >= ceiling)
+		prio = ceiling - 1;
+	return prio > own && prio >= above ? prio : 0;
+}

@@ -83,7 +83,12 @@ bool escalate_kept_up(uint64_t end_ns, uint64_t now_ns, uint64_t window_ns);
  * per @period_ns has its CBS deadline at least ceil(ran/runtime) periods
  * after the start, and the kernel keeps that state (deadline, remaining
  * runtime, the throttle) after a change of policy until its 0-lag time,
- * no later than that deadline. A new SCHED_DEADLINE boost before then is
+ * no later than that deadline if the task had runtime left. (One
+ * restored while throttled, its runtime overrun by r, keeps it r * 2^20
+ * past that deadline: the zero-bandwidth step of
+ * sched_setattr_leave_deadline(). A boost then is served a period late,
+ * or not at all, which dl_unserved_until() catches.) A new
+ * SCHED_DEADLINE boost before then is
  * served late or not at all: at best after the rest of the period; if the
  * replenishment timer fired meanwhile (it finds a task of another class
  * and does nothing), the kernel (6.1 to 6.18 at least) keeps dl_throttled
@@ -141,5 +146,22 @@ uint64_t dl_unserved_until(const struct boost_delta *d, uint64_t now);
 #define FIFO_POLL_MAX_NS	1000000ULL	/* 1 ms */
 uint64_t fifo_poll_ns(uint64_t runtime_ns, uint64_t ran_ns,
 		      uint64_t prev_ran_ns, uint64_t prev_poll_ns);
+
+/*
+ * The SCHED_FIFO priority of an emulation boost: one above the holder of
+ * the task's CPU (@holder_prio, a kernel prio: below 100 real-time, user
+ * priority 99 - prio; 100 and above not real-time; negative: not known,
+ * then FIFO_BOOST_MAX_PRIO - 1), above the task's own real-time priority
+ * @own (0: none), at most FIFO_BOOST_MAX_PRIO, and below @ceiling (0:
+ * none). The ceiling is starvd's own SCHED_FIFO priority when the task is
+ * on the only CPU starvd may run on: starvd has to preempt the raised
+ * task there to lower it, and one raised above starvd that never blocks
+ * would keep starvd, and every boost it runs, off that CPU for good.
+ * 0: no priority helps (the ceiling is not above the task's own priority
+ * + 1, or the holder's).
+ */
+#define FIFO_BOOST_MIN_PRIO	1
+#define FIFO_BOOST_MAX_PRIO	99
+int fifo_boost_prio(int holder_prio, int own, int ceiling);
 
 #endif

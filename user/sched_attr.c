@@ -42,15 +42,17 @@ int sched_setattr_tid(pid_t tid, const struct sched_attr *attr)
  * 5.10, 6.12-rt and 6.18 (DESIGN.md, "Leaving SCHED_DEADLINE").
  *
  * So the task first gets a reservation below the kernel's bandwidth
- * resolution, 2^-20: the minimum runtime (1 << DL_SCALE ns) of a 2^31 ns
- * period, which to_ratio() makes 0. A change of parameters within the
+ * resolution, 2^-20: the minimum runtime (1 << DL_SCALE ns) of a period
+ * just over 2^30 ns, which to_ratio() makes 0 (the shortest such period:
+ * a task restored throttled keeps its CBS state for its overrun times
+ * period/runtime past its deadline). A change of parameters within the
  * class gives the old bandwidth back at once; the 0-lag timer then has 0
  * to take off. If the kernel refuses the step (a period above
  * kernel.sched_deadline_period_max_us, an affinity that no longer spans
  * the root domain), the task leaves as it would have without it.
  */
 #define DL_NO_BW_RUNTIME_NS	(1ULL << 10)
-#define DL_NO_BW_PERIOD_NS	(1ULL << 31)
+#define DL_NO_BW_PERIOD_NS	((1ULL << 30) + 1)
 
 int sched_setattr_leave_deadline(pid_t tid, const struct sched_attr *cur,
 				 const struct sched_attr *to)

@@ -470,6 +470,7 @@ static int init_monitoring(struct starvd *d)
 		log_err("out of memory for %d CPUs", d->backend.nr_cpus);
 		return -1;
 	}
+	own_scheduling(&bp.own_cpu, &bp.own_prio);
 	booster_init(&d->booster, &bp, d->cfg.log_only ? NULL : &d->journal);
 	detect_init(&d->detect, d->cfg.threshold_ns, boost_active,
 		    &d->booster);
