@@ -686,6 +686,9 @@ TEST_F_TIMEOUT(starve, restore_leaves_no_deadline_bandwidth_behind, 60)
 	pid_t tid;
 	int ret;
 
+	if (!strcmp(test_backend(), "netlink") &&
+	    !access("/sys/kernel/btf/vmlinux", R_OK))
+		SKIP(return, "the restore does not depend on the backend: the BPF backend's run covers this kernel");
 	add_victim(_metadata, self, &spec, &w);
 	tid = w.st->tid;
 	ASSERT_TRUE(victim_stuck(&w));

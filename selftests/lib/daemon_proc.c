@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -99,7 +100,8 @@ static int start(struct daemon_proc *d, const char *const *args,
 		 const char *err_path)
 {
 	const char *argv[64], *mode = getenv("STARVD_TEST_BPF_MODE");
-	int out[2], err[2], n = 0;
+	int out[2], err[2], exec[2], n = 0;
+	char c;
 
 	memset(d, 0, sizeof(*d));
 	/*
@@ -127,7 +129,8 @@ static int start(struct daemon_proc *d, const char *const *args,
 	while (*args && n < 63)
 		argv[n++] = *args++;
 	argv[n] = NULL;
-	if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
+	if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC) ||
+	    pipe2(exec, O_CLOEXEC))
 		return -errno;
 	d->pid = fork();
 	if (d->pid < 0)
@@ -161,6 +164,11 @@ static int start(struct daemon_proc *d, const char *const *args,
 	}
 	close(out[1]);
 	close(err[1]);
+	/* Until execv() closed it (or the child exited): starvd runs. */
+	close(exec[1]);
+	while (read(exec[0], &c, 1) < 0 && errno == EINTR)
+		;
+	close(exec[0]);
 	d->out_fd = out[0];
 	d->err_fd = err[0];
 	fcntl(d->out_fd, F_SETFL, O_NONBLOCK);
@@ -278,17 +286,39 @@ static ssize_t read_small(const char *path, char *buf, size_t len)
 	return n;
 }
 
-void task_where(pid_t tid)
+static void thread_where(pid_t pid, pid_t tid)
 {
 	const char *const what[] = { "stat", "wchan", "stack" };
 	char path[96], buf[4096];
 	size_t i;
 
 	for (i = 0; i < sizeof(what) / sizeof(what[0]); i++) {
-		snprintf(path, sizeof(path), "/proc/%d/%s", (int)tid, what[i]);
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)pid,
+			 (int)tid, what[i]);
 		fprintf(stderr, "#   %s: %s\n", what[i],
 			read_small(path, buf, sizeof(buf)) > 0 ? buf : "(unreadable)");
 	}
+}
+
+/* Each of its threads: starvd's log writer holds its events. */
+void task_where(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir) {
+		fprintf(stderr, "#   %s: %s\n", path, strerror(errno));
+		return;
+	}
+	while ((e = readdir(dir)))
+		if (e->d_name[0] != '.') {
+			fprintf(stderr, "#  thread %s:\n", e->d_name);
+			thread_where(pid, atoi(e->d_name));
+		}
+	closedir(dir);
 }
 
 /* tasks_held_up()'s look at one thread. */

@@ -24,6 +24,7 @@ struct daemon_proc {
 /*
  * Start "starvd ($STARVD_TEST_DAEMON if set) -f --json --run-dir <tmp> -a 0 -b <STARVD_TEST_BACKEND>
  * [--bpf-mode <STARVD_TEST_BPF_MODE>] <args...>" (NULL-terminated).
+ * Returns once the child has exec'd starvd (or failed to).
  */
 int daemon_start(struct daemon_proc *d, const char *const *args);
 /* The same with the daemon's scheduling attributes (NULL: inherited). */
@@ -73,10 +74,11 @@ int run_capture_for(const char *const *argv, char *out, size_t len,
 /* Did stdout or stderr contain @s? */
 bool daemon_output_has(const struct daemon_proc *d, const char *s);
 /*
- * Where a task (starvd, a victim) is, on stderr: its state, wait channel
- * and kernel stack (root can read them), for a test that waited in vain.
+ * Where a process (starvd, a victim) is, on stderr: each thread's state,
+ * wait channel and kernel stack (root can read them), for a test that
+ * waited in vain.
  */
-void task_where(pid_t tid);
+void task_where(pid_t pid);
 /*
  * Every runnable (R) or uninterruptible (D) task but the caller, with its
  * CPU, policy, priority and kernel stack, on stderr: what else was stuck.
