@@ -167,40 +167,9 @@ static inline void add_victim(struct __test_metadata *_metadata,
 	ASSERT_LT(0, self->hog);
 }
 
-/*
- * Start starvd with the busy loop stopped until it has exec'd. A new
- * process's memory map takes locks (pcpu_lock for its per-CPU counters)
- * that on PREEMPT_RT are sleeping locks, and a kernel thread of the test
- * CPU can hold one there, preempted by the loop: rcuc/1, freeing the
- * memory map of the loop add_victim() had just killed, held pcpu_lock,
- * and the fork of starvd waited for the new loop to end, 25 s (6.12-rt
- * guest, concurrent_boosts). starvd, once running, would boost it; it is
- * not running yet. The victims may run meanwhile and starve again.
- */
-static inline int start_paused(FIXTURE_DATA(starve) *self,
-			       const char *const *args)
-{
-	siginfo_t si = { 0 };
-	int ret;
-	/*
-	 * Tests kill_and_reap() the loop and keep its pid: only a child of
-	 * ours that has not exited (si_pid 0), left as it is (WNOWAIT).
-	 */
-	bool hog = self->hog > 0 &&
-		   !waitid(P_PID, self->hog, &si,
-			   WEXITED | WNOHANG | WNOWAIT) && !si.si_pid;
-
-	if (hog)
-		kill(self->hog, SIGSTOP);
-	ret = daemon_start(self->d, args);
-	if (hog)
-		kill(self->hog, SIGCONT);
-	return ret;
-}
-
 #define START(...) do { \
 	const char *const _args[] = { __VA_ARGS__, NULL }; \
-	ASSERT_EQ(0, start_paused(self, _args)); \
+	ASSERT_EQ(0, daemon_start(self->d, _args)); \
 } while (0)
 
 /* A wait for starvd failed: where it is, @tid (if any), and what is stuck. */

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -413,10 +414,70 @@ bool victim_progressed(struct victim *v, uint64_t since, int ms)
 	return v->st->count > since;
 }
 
+/* Every thread of @pid runs where and as the caller does. */
+static void follow_caller(pid_t pid)
+{
+	struct sched_attr mine, as = other_attr(0);
+	char path[64];
+	struct dirent *e;
+	cpu_set_t here;
+	DIR *dir;
+	int cpu = sched_getcpu();
+
+	if (!sched_getattr_tid(0, &mine) &&
+	    (mine.sched_policy == SCHED_FIFO || mine.sched_policy == SCHED_RR))
+		as = fifo_attr(mine.sched_priority);
+	CPU_ZERO(&here);
+	CPU_SET(cpu < 0 ? 0 : cpu, &here);
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((e = readdir(dir))) {
+		pid_t tid = atoi(e->d_name);
+
+		if (tid <= 0)
+			continue;
+		sched_setattr_tid(tid, &as);
+		sched_setaffinity(tid, sizeof(here), &here);
+	}
+	closedir(dir);
+}
+
+/*
+ * Where a killed process dies matters on PREEMPT_RT: the memory map of a
+ * process that exits is freed by an RCU callback of the CPU it last ran
+ * on, under pcpu_lock, a sleeping lock there. Freed on the test CPU by
+ * rcuc/1, preempted by the next busy loop with the lock held, it kept
+ * every fork and exec on the machine waiting until that loop ended (25 s:
+ * the fork of starvd in concurrent_boosts, 6.12-rt guest). So a child is
+ * stopped first, given the caller's CPU and policy (it can run wherever
+ * and whenever the caller can: neither above a busy loop there nor below
+ * one), and killed there. One that does not stop within STOP_WAIT_MS
+ * (queued behind a busy loop, it cannot take the signal) is killed where
+ * it is.
+ */
+#define STOP_WAIT_MS	200
+
 void kill_and_reap(pid_t pid)
 {
+	uint64_t end = now_ns() + STOP_WAIT_MS * NSEC_PER_MSEC;
+	siginfo_t si;
+
 	if (pid <= 0)
 		return;
+	if (!kill(pid, SIGSTOP)) {
+		do {
+			memset(&si, 0, sizeof(si));
+			if (waitid(P_PID, pid, &si,
+				   WSTOPPED | WEXITED | WNOHANG | WNOWAIT) ||
+			    si.si_pid)
+				break;
+			usleep(1000);
+		} while (now_ns() < end);
+		if (si.si_pid == pid && si.si_code == CLD_STOPPED)
+			follow_caller(pid);
+	}
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 }
