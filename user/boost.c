@@ -11,7 +11,6 @@
 #include "proc.h"
 #include "util.h"
 
-
 /*
  * Every boost is reset on fork. The kernel refuses fork() to a
  * SCHED_DEADLINE task without it (EAGAIN: a starving task given its

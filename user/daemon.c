@@ -257,15 +257,14 @@ int pin_self(const struct config *cfg)
 
 void own_scheduling(int *only_cpu, int *rt_prio)
 {
-	int policy = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
-	struct sched_param sp = { 0 };
+	struct sched_attr a;
 	cpu_set_t set;
 	int c;
 
 	*rt_prio = 0;
-	if ((policy == SCHED_FIFO || policy == SCHED_RR) &&
-	    !sched_getparam(0, &sp))
-		*rt_prio = sp.sched_priority;
+	if (!sched_getattr_tid(0, &a) &&
+	    (a.sched_policy == SCHED_FIFO || a.sched_policy == SCHED_RR))
+		*rt_prio = a.sched_priority;
 	*only_cpu = -1;
 	if (sched_getaffinity(0, sizeof(set), &set) || CPU_COUNT(&set) != 1)
 		return;

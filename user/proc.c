@@ -103,12 +103,34 @@ void task_comm(pid_t tid, char *buf, size_t len)
 		buf[0] = '\0';
 }
 
+int proc_for_each_thread_of(pid_t pid,
+			    int (*fn)(pid_t pid, pid_t tid, void *arg),
+			    void *arg)
+{
+	struct dirent *te;
+	char path[64];
+	DIR *td;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	td = opendir(path);
+	if (!td)
+		return -errno;
+	while (!ret && (te = readdir(td))) {
+		pid_t tid = atoi(te->d_name);
+
+		if (tid > 0)
+			ret = fn(pid, tid, arg);
+	}
+	closedir(td);
+	return ret;
+}
+
 int proc_for_each_thread(int (*fn)(pid_t pid, pid_t tid, void *arg),
 			 void *arg)
 {
-	struct dirent *pe, *te;
-	char path[64];
-	DIR *pd, *td;
+	struct dirent *pe;
+	DIR *pd;
 	int ret = 0;
 
 	pd = opendir("/proc");
@@ -119,17 +141,9 @@ int proc_for_each_thread(int (*fn)(pid_t pid, pid_t tid, void *arg),
 
 		if (pid <= 0)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task", pid);
-		td = opendir(path);
-		if (!td)
-			continue;	/* gone */
-		while (!ret && (te = readdir(td))) {
-			pid_t tid = atoi(te->d_name);
-
-			if (tid > 0)
-				ret = fn(pid, tid, arg);
-		}
-		closedir(td);
+		ret = proc_for_each_thread_of(pid, fn, arg);
+		if (ret < 0)
+			ret = 0;	/* gone */
 	}
 	closedir(pd);
 	return ret;

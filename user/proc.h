@@ -33,11 +33,15 @@ int task_progress(pid_t tid, struct progress_sample *p);
 void task_comm(pid_t tid, char *buf, size_t len);
 /*
  * Call @fn for every thread on the machine (/proc/<pid>/task/<tid>) until
- * it returns non-zero, which is then returned; 0 once all were seen,
- * -errno if /proc cannot be listed. Threads that come or go meanwhile may
- * be missed.
+ * it returns a positive value, which is then returned; 0 once all were
+ * seen, -errno if /proc cannot be listed. Threads that come or go
+ * meanwhile may be missed.
  */
 int proc_for_each_thread(int (*fn)(pid_t pid, pid_t tid, void *arg),
 			 void *arg);
+/* The same for the threads of @pid only; -errno if it cannot be listed. */
+int proc_for_each_thread_of(pid_t pid,
+			    int (*fn)(pid_t pid, pid_t tid, void *arg),
+			    void *arg);
 
 #endif

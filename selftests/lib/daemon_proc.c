@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -286,39 +285,30 @@ static ssize_t read_small(const char *path, char *buf, size_t len)
 	return n;
 }
 
-static void thread_where(pid_t pid, pid_t tid)
+static int thread_where(pid_t pid, pid_t tid, void *arg)
 {
 	const char *const what[] = { "stat", "wchan", "stack" };
 	char path[96], buf[4096];
 	size_t i;
 
+	fprintf(stderr, "#  thread %d:\n", (int)tid);
 	for (i = 0; i < sizeof(what) / sizeof(what[0]); i++) {
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)pid,
 			 (int)tid, what[i]);
 		fprintf(stderr, "#   %s: %s\n", what[i],
 			read_small(path, buf, sizeof(buf)) > 0 ? buf : "(unreadable)");
 	}
+	return 0;
 }
 
 /* Each of its threads: starvd's log writer holds its events. */
 void task_where(pid_t pid)
 {
-	char path[64];
-	struct dirent *e;
-	DIR *dir;
+	int ret = proc_for_each_thread_of(pid, thread_where, NULL);
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	dir = opendir(path);
-	if (!dir) {
-		fprintf(stderr, "#   %s: %s\n", path, strerror(errno));
-		return;
-	}
-	while ((e = readdir(dir)))
-		if (e->d_name[0] != '.') {
-			fprintf(stderr, "#  thread %s:\n", e->d_name);
-			thread_where(pid, atoi(e->d_name));
-		}
-	closedir(dir);
+	if (ret < 0)
+		fprintf(stderr, "#   /proc/%d/task: %s\n", (int)pid,
+			strerror(-ret));
 }
 
 /* tasks_held_up()'s look at one thread. */

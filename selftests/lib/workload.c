@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -16,6 +15,7 @@
 #include <unistd.h>
 
 #include "cpuset.h"
+#include "proc.h"
 #include "throttle.h"
 #include "util.h"
 #include "workload.h"
@@ -414,34 +414,29 @@ bool victim_progressed(struct victim *v, uint64_t since, int ms)
 	return v->st->count > since;
 }
 
+/* One thread of a process about to be killed: where the caller runs. */
+static int follow(pid_t pid, pid_t tid, void *arg)
+{
+	const struct sched_attr *as = arg;
+	cpu_set_t here;
+	int cpu = sched_getcpu();
+
+	CPU_ZERO(&here);
+	CPU_SET(cpu < 0 ? 0 : cpu, &here);
+	sched_setattr_tid(tid, as);
+	sched_setaffinity(tid, sizeof(here), &here);
+	return 0;
+}
+
 /* Every thread of @pid runs where and as the caller does. */
 static void follow_caller(pid_t pid)
 {
 	struct sched_attr mine, as = other_attr(0);
-	char path[64];
-	struct dirent *e;
-	cpu_set_t here;
-	DIR *dir;
-	int cpu = sched_getcpu();
 
 	if (!sched_getattr_tid(0, &mine) &&
 	    (mine.sched_policy == SCHED_FIFO || mine.sched_policy == SCHED_RR))
 		as = fifo_attr(mine.sched_priority);
-	CPU_ZERO(&here);
-	CPU_SET(cpu < 0 ? 0 : cpu, &here);
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	dir = opendir(path);
-	if (!dir)
-		return;
-	while ((e = readdir(dir))) {
-		pid_t tid = atoi(e->d_name);
-
-		if (tid <= 0)
-			continue;
-		sched_setattr_tid(tid, &as);
-		sched_setaffinity(tid, sizeof(here), &here);
-	}
-	closedir(dir);
+	proc_for_each_thread_of(pid, follow, &as);
 }
 
 /*
