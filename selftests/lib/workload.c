@@ -192,6 +192,59 @@ static void keep_off_cpu(int cpu)
 	rt_hard_timers();
 }
 
+/* quiet_cpu()'s look at one thread: queued on the CPU, not the caller's? */
+struct queued {
+	int cpu;
+	pid_t pgrp;
+	pid_t tid;
+};
+
+static int queued_on(pid_t pid, pid_t tid, void *arg)
+{
+	struct queued *q = arg;
+	const char *state, *pgrp, *cpu;
+	char buf[1024];
+
+	state = task_stat_field(tid, 3, buf, sizeof(buf));
+	pgrp = state ? stat_field(buf, 5) : NULL;
+	cpu = state ? stat_field(buf, 39) : NULL;
+	if (!cpu || *state != 'R' || atoi(pgrp) == q->pgrp ||
+	    atoi(cpu) != q->cpu)
+		return 0;
+	q->tid = tid;
+	return 1;
+}
+
+/*
+ * Before a busy loop takes @cpu, a moment when nothing but the caller's
+ * own tasks is queued there. Kernel work left on the CPU would otherwise
+ * be starved before any starvd runs, with whatever lock it holds: the
+ * stacks of threads that exited there are freed by a kworker of that CPU,
+ * which on 5.10 purges the lazily unmapped kernel areas under a global
+ * mutex, and the next starvd's BPF load (its JIT image made read-only)
+ * waited for that mutex until the loop ended (5.10 guest, CI of stop
+ * 31). A test that starts starvd after the loop means to see it find a
+ * wait under way, not to see it held up by one it had no part in. Waits
+ * at most QUIET_WAIT_MS, then says what was still queued.
+ */
+#define QUIET_WAIT_MS	2000
+
+static void quiet_cpu(int cpu)
+{
+	uint64_t end = now_ns() + QUIET_WAIT_MS * NSEC_PER_MSEC;
+	struct queued q = { .cpu = cpu, .pgrp = getpgrp() };
+	char comm[32];
+
+	do {
+		if (proc_for_each_thread(queued_on, &q) <= 0)
+			return;
+		usleep(1000);
+	} while (now_ns() < end);
+	task_comm(q.tid, comm, sizeof(comm));
+	fprintf(stderr, "# CPU %d: %s (%d) still queued there after %d ms: starting the busy loop anyway\n",
+		cpu, comm, (int)q.tid, QUIET_WAIT_MS);
+}
+
 pid_t hog_start(int cpu, int prio, int max_s)
 {
 	struct sched_attr a = fifo_attr(prio);
@@ -199,6 +252,7 @@ pid_t hog_start(int cpu, int prio, int max_s)
 	pid_t pid;
 
 	keep_off_cpu(cpu);
+	quiet_cpu(cpu);
 	pid = fork();
 	if (pid)
 		return pid;
@@ -312,6 +366,7 @@ pid_t stop_hog_start(const struct victim_spec *spec, struct victim *v,
 	if (victim_map(v))
 		return -1;
 	keep_off_cpu(spec->cpu);
+	quiet_cpu(spec->cpu);
 	pid = fork();
 	if (pid) {
 		if (pid > 0 && victim_wait_ready(v)) {

@@ -60,7 +60,9 @@ void rt_hard_timers(void);
 /* Is this a PREEMPT_RT kernel (/sys/kernel/realtime)? */
 bool is_preempt_rt(void);
 /*
- * SCHED_FIFO @prio busy loop on @cpu for at most @max_s seconds. On
+ * SCHED_FIFO @prio busy loop on @cpu for at most @max_s seconds, started
+ * once nothing but the caller's own tasks is queued on @cpu (kernel work
+ * left there would be starved before any starvd runs: workload.c). On
  * PREEMPT_RT the caller is moved off @cpu (where it could run elsewhere):
  * there its own sleeps would otherwise wait for the loop to end.
  */
