@@ -107,6 +107,7 @@ TEST_F_TIMEOUT(starve, escalates_until_the_work_gets_done, 90)
 
 	kill_and_reap(self->hog);
 	ASSERT_EQ(0, worker_start(self->cpu, &w));
+	cpu_wait_quiet(self->cpu);
 	self->hog = hog_start(self->cpu, HOG_PRIO, 60);
 	ASSERT_LT(0, self->hog);
 	usleep(200000);
@@ -160,6 +161,7 @@ TEST_F_TIMEOUT(starve, no_escalation_is_stalld, 60)
 
 	kill_and_reap(self->hog);
 	ASSERT_EQ(0, worker_start(self->cpu, &w));
+	cpu_wait_quiet(self->cpu);
 	self->hog = hog_start(self->cpu, HOG_PRIO, 40);
 	ASSERT_LT(0, self->hog);
 	usleep(200000);

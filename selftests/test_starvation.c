@@ -494,7 +494,7 @@ TEST_F_TIMEOUT(starve, fifo_boost_on_starvds_only_cpu_stays_below_it, 40)
 	bool said;
 
 	kill_and_reap(self->hog);
-	self->hog = hog_start(self->cpu, DAEMON_PRIO - 1, HOG_MAX_S);
+	self->hog = hog_before_starvd(self, DAEMON_PRIO - 1);
 	ASSERT_LT(0, self->hog);
 	snprintf(cpu, sizeof(cpu), "%d", self->cpu);
 	snprintf(says, sizeof(says), "cannot boost pid %d (", (int)tid);

@@ -49,6 +49,17 @@ FIXTURE(starve) {
 	char line[2048];
 };
 
+/*
+ * The test CPU's busy loop at @prio, for a test that starts starvd after
+ * it: once the CPU is quiet (cpu_wait_quiet()), so that the first starvd
+ * finds the test's wait, not kernel work an earlier test left there.
+ */
+static inline pid_t hog_before_starvd(FIXTURE_DATA(starve) *self, int prio)
+{
+	cpu_wait_quiet(self->cpu);
+	return hog_start(self->cpu, prio, HOG_MAX_S);
+}
+
 FIXTURE_SETUP(starve)
 {
 	struct victim_spec spec = {
@@ -77,7 +88,7 @@ FIXTURE_SETUP(starve)
 	ASSERT_TRUE(NULL != self->d);
 	spec.cpu = self->cpu;
 	ASSERT_EQ(0, victim_start(&spec, &self->v));
-	self->hog = hog_start(self->cpu, HOG_PRIO, HOG_MAX_S);
+	self->hog = hog_before_starvd(self, HOG_PRIO);
 	ASSERT_LT(0, self->hog);
 	t0 = now_ns();
 	if (!victim_stuck(&self->v)) {
@@ -163,7 +174,7 @@ static inline void add_victim(struct __test_metadata *_metadata,
 {
 	kill_and_reap(self->hog);
 	ASSERT_EQ(0, victim_start(spec, v));
-	self->hog = hog_start(self->cpu, HOG_PRIO, HOG_MAX_S);
+	self->hog = hog_before_starvd(self, HOG_PRIO);
 	ASSERT_LT(0, self->hog);
 }
 

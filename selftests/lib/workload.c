@@ -192,7 +192,7 @@ static void keep_off_cpu(int cpu)
 	rt_hard_timers();
 }
 
-/* quiet_cpu()'s look at one thread: queued on the CPU, not the caller's? */
+/* cpu_wait_quiet()'s look at one thread: queued on the CPU, not the caller's? */
 struct queued {
 	int cpu;
 	pid_t pgrp;
@@ -216,20 +216,18 @@ static int queued_on(pid_t pid, pid_t tid, void *arg)
 }
 
 /*
- * Before a busy loop takes @cpu, a moment when nothing but the caller's
- * own tasks is queued there. Kernel work left on the CPU would otherwise
- * be starved before any starvd runs, with whatever lock it holds: the
- * stacks of threads that exited there are freed by a kworker of that CPU,
- * which on 5.10 purges the lazily unmapped kernel areas under a global
- * mutex, and the next starvd's BPF load (its JIT image made read-only)
- * waited for that mutex until the loop ended (5.10 guest, CI of stop
- * 31). A test that starts starvd after the loop means to see it find a
- * wait under way, not to see it held up by one it had no part in. Waits
- * at most QUIET_WAIT_MS, then says what was still queued.
+ * Kernel work left on a CPU where a test then starts a busy loop, and
+ * only then starvd, is starved before any starvd runs, with whatever lock
+ * it holds: the JIT images of a starvd that loaded its programs on the
+ * test CPU (-a there) are freed by a kworker of that CPU, which on 5.10
+ * purges the lazily unmapped kernel areas under a global mutex, and the
+ * next starvd's BPF load (its JIT image made read-only) waited for that
+ * mutex until the loop ended (5.10 guest, CI of stop 31). Waits at most
+ * QUIET_WAIT_MS, then says what was still queued.
  */
 #define QUIET_WAIT_MS	2000
 
-static void quiet_cpu(int cpu)
+void cpu_wait_quiet(int cpu)
 {
 	uint64_t end = now_ns() + QUIET_WAIT_MS * NSEC_PER_MSEC;
 	struct queued q = { .cpu = cpu, .pgrp = getpgrp() };
@@ -252,7 +250,6 @@ pid_t hog_start(int cpu, int prio, int max_s)
 	pid_t pid;
 
 	keep_off_cpu(cpu);
-	quiet_cpu(cpu);
 	pid = fork();
 	if (pid)
 		return pid;
@@ -366,7 +363,6 @@ pid_t stop_hog_start(const struct victim_spec *spec, struct victim *v,
 	if (victim_map(v))
 		return -1;
 	keep_off_cpu(spec->cpu);
-	quiet_cpu(spec->cpu);
 	pid = fork();
 	if (pid) {
 		if (pid > 0 && victim_wait_ready(v)) {

@@ -60,13 +60,18 @@ void rt_hard_timers(void);
 /* Is this a PREEMPT_RT kernel (/sys/kernel/realtime)? */
 bool is_preempt_rt(void);
 /*
- * SCHED_FIFO @prio busy loop on @cpu for at most @max_s seconds, started
- * once nothing but the caller's own tasks is queued on @cpu (kernel work
- * left there would be starved before any starvd runs: workload.c). On
+ * SCHED_FIFO @prio busy loop on @cpu for at most @max_s seconds. On
  * PREEMPT_RT the caller is moved off @cpu (where it could run elsewhere):
  * there its own sleeps would otherwise wait for the loop to end.
  */
 pid_t hog_start(int cpu, int prio, int max_s);
+/*
+ * Wait for a moment when nothing but the caller's own tasks (its process
+ * group) is queued on @cpu: before a busy loop a test starts starvd
+ * behind, so that starvd finds the test's wait, not kernel work left
+ * there (workload.c says what it held up).
+ */
+void cpu_wait_quiet(int cpu);
 /* A thread looping "count++, sleep" with the given attributes. */
 int victim_start(const struct victim_spec *spec, struct victim *v);
 /*
