@@ -732,14 +732,22 @@ static double metric(const char *out, const char *series)
 /*
  * starvctl status and metrics during a boost, and once starvd is gone.
  * Kernel threads queued behind the busy loop may starve and be boosted
- * too: counts are at least the victim's.
+ * too: counts are at least the victim's. The victim is a burner, which is
+ * runnable at every moment, so that the live read finds it waiting
+ * unless it is running its boost: the fixture's sleeper, raised above
+ * the busy loop by the SCHED_FIFO emulation, spends the raise asleep in
+ * its 5 ms naps, and a read then found no waiter (5.10 guest, stop 32).
  */
 TEST_F_TIMEOUT(starve, status_and_metrics_show_the_boost, 40)
 {
-	pid_t tid = self->v.st->tid;
+	struct victim_spec spec = burner_spec(self->cpu);
 	char out[16384], err[8192] = "", series[128], want[64];
+	struct victim w;
+	pid_t tid;
 	int i;
 
+	add_victim(_metadata, self, &spec, &w);
+	tid = w.st->tid;
 	START("-t", "0.5", "-d", "60");
 	WAIT_EVENT("boost", tid);
 	ASSERT_EQ(0, RUN(out, bin_path("starvctl"), "--run-dir", TEST_RUN_DIR,
@@ -766,7 +774,7 @@ TEST_F_TIMEOUT(starve, status_and_metrics_show_the_boost, 40)
 		 self->cpu);
 	if (metric(out, series) < 1) {
 		/* Where the victim is now, and what starvd said of it. */
-		task_where(self->v.pid);
+		task_where(w.pid);
 		RUN(err, bin_path("starvctl"), "-b", test_backend(), "tasks");
 	}
 	EXPECT_LE(1, metric(out, series))
@@ -780,6 +788,7 @@ TEST_F_TIMEOUT(starve, status_and_metrics_show_the_boost, 40)
 	EXPECT_EQ(0, RUN(out, bin_path("starvctl"), "--run-dir", TEST_RUN_DIR,
 			 "-b", test_backend(), "metrics"));
 	EXPECT_EQ(0, metric(out, "starvd_up"));
+	victim_stop(&w);
 }
 
 /* Debian's node_exporter, unpacked next to this test by its Makefile. */
