@@ -734,9 +734,11 @@ static double metric(const char *out, const char *series)
  * Kernel threads queued behind the busy loop may starve and be boosted
  * too: counts are at least the victim's. The victim is a burner, which is
  * runnable at every moment, so that the live read finds it waiting
- * unless it is running its boost: the fixture's sleeper, raised above
- * the busy loop by the SCHED_FIFO emulation, spends the raise asleep in
- * its 5 ms naps, and a read then found no waiter (5.10 guest, stop 32).
+ * unless it is running its boost. The fixture's sleeper is not: raised
+ * above the busy loop by the SCHED_FIFO emulation until it has used its
+ * runtime, it spends the raise asleep in its 5 ms naps. With it, a read
+ * once found no waiter during two boosts (5.10 guest, stop 32; not
+ * caught again in 8 runs, so the cause is the likely one, not seen).
  */
 TEST_F_TIMEOUT(starve, status_and_metrics_show_the_boost, 40)
 {
