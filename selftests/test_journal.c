@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The boost journal: format, atomic files, reload. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
 
+#include "boost.h"
 #include "journal.h"
 #include "proc.h"
+#include "sched_attr.h"
 
 static struct journal_entry sample(pid_t tid)
 {
@@ -120,6 +124,41 @@ TEST(start_time_identifies_a_live_task)
 {
 	EXPECT_NE(0, task_start_time(getpid()));
 	EXPECT_EQ(0, task_start_time(0x7ffffff0));
+}
+
+/*
+ * A boosted task that exits is not restored, not even while a zombie: it
+ * never runs again, and the kernel has already taken a SCHED_DEADLINE
+ * task's bandwidth off at its death (a second policy change would take
+ * it off again). Restoring it would fail, or worse, and say "cannot".
+ */
+TEST(exited_task_is_not_restored)
+{
+	struct sched_attr saved = { .size = sizeof(saved) }, applied, cur;
+	int status;
+	pid_t child;
+
+	applied = saved;
+	applied.sched_nice = 5;
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0)
+		_exit(sched_setattr_tid(0, &applied) ? 1 : 0);
+	/* A zombie until reaped: waitid() with WNOWAIT leaves it one. */
+	ASSERT_EQ(0, waitid(P_PID, child, &(siginfo_t){ 0 },
+			    WEXITED | WNOWAIT));
+	ASSERT_TRUE(task_exited(child));
+	ASSERT_EQ(0, sched_getattr_tid(child, &cur));
+	ASSERT_TRUE(sched_attr_same(&cur, &applied));
+	EXPECT_EQ(-ESRCH, restore_task(child, "stv-zombie",
+				       task_start_time(child), &saved,
+				       &applied, "test"));
+	ASSERT_EQ(0, sched_getattr_tid(child, &cur));
+	EXPECT_TRUE(sched_attr_same(&cur, &applied));
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_EQ(0, status);
+	EXPECT_TRUE(task_exited(child));
+	EXPECT_FALSE(task_exited(getpid()));
 }
 
 TEST_HARNESS_MAIN

@@ -553,6 +553,13 @@ int restore_task(pid_t tid, const char *comm, uint64_t start_time,
 
 	if (start_time && task_start_time(tid) != start_time)
 		return -ESRCH;	/* gone; the tid may have been reused */
+	/*
+	 * Exited: a zombie never runs again, and the kernel has already taken
+	 * a SCHED_DEADLINE task's bandwidth off at its death; changing its
+	 * policy now would take it off a second time.
+	 */
+	if (task_exited(tid))
+		return -ESRCH;
 	ret = sched_getattr_tid(tid, &cur);
 	if (ret)
 		return ret;
@@ -567,6 +574,8 @@ int restore_task(pid_t tid, const char *comm, uint64_t start_time,
 		ret = sched_setattr_leave_deadline(tid, &cur, saved);
 	else
 		ret = sched_setattr_tid(tid, saved);
+	if (ret == -ESRCH)
+		return ret;	/* exited since it was read */
 	if (ret) {
 		log_err("cannot restore pid %d (%s): %s", tid, comm,
 			strerror(-ret));

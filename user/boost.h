@@ -153,6 +153,8 @@ void boost_recover(struct journal *j, const char *run_dir);
 /*
  * Put a task back to @saved if it still has @applied (or is already at
  * @saved). Logs what it did; used by the boosts and by journal recovery.
+ * -ESRCH, quietly, if it has exited (even if not yet reaped) or exits
+ * meanwhile; -EBUSY if someone else changed it.
  */
 int restore_task(pid_t tid, const char *comm, uint64_t start_time,
 		 const struct sched_attr *saved,

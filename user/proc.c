@@ -39,6 +39,14 @@ uint64_t task_start_time(pid_t tid)
 	return f && sscanf(f, "%llu", &start) == 1 ? start : 0;
 }
 
+bool task_exited(pid_t tid)
+{
+	char buf[1024];
+	const char *f = task_stat_field(tid, 3, buf, sizeof(buf));
+
+	return !f || *f == 'Z' || *f == 'X';
+}
+
 bool task_runnable(pid_t tid)
 {
 	char buf[1024];

@@ -135,6 +135,16 @@ static int start(struct daemon_proc *d, const char *const *args,
 	if (d->pid < 0)
 		return -errno;
 	if (d->pid == 0) {
+		/*
+		 * Out of the test's process group, which the harness SIGKILLs
+		 * when a test times out: starvd then outlives the test until
+		 * it is gone, and puts back what it boosted, the test process
+		 * too. Killed with the test, it left the test process, which it
+		 * had boosted and the kernel had throttled for an overrun, with
+		 * nobody to restore it: SIGKILL waits until such a task runs,
+		 * and in the 6.12-rt guest the harness waited 11 minutes.
+		 */
+		setpgid(0, 0);
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		if (attr)
 			sched_setattr_tid(0, attr);
