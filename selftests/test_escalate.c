@@ -197,42 +197,76 @@ TEST(deadline_unserved)
 }
 
 /*
- * The FIFO emulation's checks of a raised task: the rest of its runtime
- * while it runs, backing off while it does not, so that a task that
- * cannot run yet is not polled every 20 us for a whole period.
+ * The FIFO emulation's checks of a raised task: the rest of its runtime at
+ * the pace it ran while it runs, backing off while it does not, so that a
+ * task that cannot run yet is not polled every 20 us for a whole period,
+ * nor one that runs slowly checked back to back.
  */
 TEST(fifo_poll)
 {
 	const uint64_t rt = BASE;
 	uint64_t poll = rt, ran = 0, checks = 0, t = 0;
 
-	/* It ran since the last check: the rest of its runtime. */
-	EXPECT_EQ(rt - 5000, fifo_poll_ns(rt, 5000, 0, rt));
-	EXPECT_EQ(rt - 15000, fifo_poll_ns(rt, 15000, 5000, 5000));
-	/* It did not: twice the last wait, at least the rest. */
-	EXPECT_EQ(2 * rt, fifo_poll_ns(rt, 0, 0, rt));
-	EXPECT_EQ(10000, fifo_poll_ns(rt, 15000, 15000, 5000));
-	EXPECT_EQ(rt - 19000, fifo_poll_ns(rt, 19000, 19000, 100));
+	/* It ran the whole last wait: the rest of its runtime. */
+	EXPECT_EQ(rt - 5000, fifo_poll_ns(rt, 5000, 0, 5000, 0));
+	EXPECT_EQ(rt - 15000, fifo_poll_ns(rt, 15000, 5000, 10000, 0));
+	/* A quarter of it: four times the rest. */
+	EXPECT_EQ(4 * (rt - 5000), fifo_poll_ns(rt, 5000, 0, rt, 0));
+	/* So slowly that the rest would take longer than the cap: the cap. */
+	EXPECT_EQ(FIFO_POLL_MAX_NS, fifo_poll_ns(rt, 10, 0, rt, 0));
+	/* It did not run: twice the last wait, at least the rest. */
+	EXPECT_EQ(2 * rt, fifo_poll_ns(rt, 0, 0, rt, 0));
+	EXPECT_EQ(10000, fifo_poll_ns(rt, 15000, 15000, 5000, 0));
+	EXPECT_EQ(rt - 19000, fifo_poll_ns(rt, 19000, 19000, 100, 0));
 	/* Up to the cap, however long it has waited. */
 	EXPECT_EQ(FIFO_POLL_MAX_NS,
-		  fifo_poll_ns(rt, 0, 0, FIFO_POLL_MAX_NS / 2 + 1));
-	EXPECT_EQ(FIFO_POLL_MAX_NS, fifo_poll_ns(rt, 0, 0, FIFO_POLL_MAX_NS));
-	EXPECT_EQ(FIFO_POLL_MAX_NS, fifo_poll_ns(rt, 0, 0, UINT64_MAX));
+		  fifo_poll_ns(rt, 0, 0, FIFO_POLL_MAX_NS / 2 + 1, 0));
+	EXPECT_EQ(FIFO_POLL_MAX_NS, fifo_poll_ns(rt, 0, 0, FIFO_POLL_MAX_NS, 0));
+	EXPECT_EQ(FIFO_POLL_MAX_NS, fifo_poll_ns(rt, 0, 0, UINT64_MAX, 0));
 	/* An escalated runtime above the cap: never checked before it. */
-	EXPECT_EQ(50000000, fifo_poll_ns(50000000, 0, 0, 50000000));
+	EXPECT_EQ(50000000, fifo_poll_ns(50000000, 0, 0, 50000000, 0));
+	EXPECT_EQ(50000000 - 10, fifo_poll_ns(50000000, 10, 0, 50000000, 0));
+	/* Never sooner than the check took. */
+	EXPECT_EQ(30000, fifo_poll_ns(rt, 19000, 0, 19000, 30000));
+	EXPECT_EQ(30000, fifo_poll_ns(rt, 0, 0, 10000, 30000));
 	/* Past its runtime (the caller lowers it): no wait. */
-	EXPECT_EQ(0, fifo_poll_ns(rt, rt + 1, 0, rt));
+	EXPECT_EQ(0, fifo_poll_ns(rt, rt + 1, 0, rt, 0));
+	EXPECT_EQ(0, fifo_poll_ns(rt, rt, 0, rt, 30000));
 	/*
 	 * A task that never runs in a 1 s period: the checks are counted,
 	 * about one per cap once the wait has grown to it, not one per
 	 * runtime (50000).
 	 */
 	while (t < PERIOD) {
-		poll = fifo_poll_ns(rt, ran, ran, poll);
+		poll = fifo_poll_ns(rt, ran, ran, poll, 0);
 		t += poll;
 		checks++;
 	}
 	EXPECT_GE(PERIOD / FIFO_POLL_MAX_NS + 16, checks);
+	/*
+	 * A task that runs 1 us in each 100 (its CPU shared, a virtual CPU
+	 * run in slices), checked at 50 us a check: a few checks, which take
+	 * at most a tenth of the time until it has had its runtime, where
+	 * waiting the rest of its runtime each time made 34 checks, 80 % of
+	 * it.
+	 */
+	poll = rt;
+	ran = 0;
+	checks = 0;
+	t = 0;
+	while (ran < rt && t < PERIOD) {
+		uint64_t before = ran;
+
+		t += poll + 50000;
+		ran += (poll + 50000) / 100;
+		poll = fifo_poll_ns(rt, ran, before, poll, 50000);
+		checks++;
+	}
+	EXPECT_LE(rt, ran);
+	EXPECT_GE(5, checks);
+	EXPECT_GE(t, checks * 50000 * 10)
+		TH_LOG("%llu checks of 50 us in %llu ns",
+		       (unsigned long long)checks, (unsigned long long)t);
 }
 
 TEST(sched_features_parser)

@@ -658,13 +658,16 @@ static void finish(struct booster *b, size_t i, const char *why,
 static int fifo_lower_or_extend(struct booster *b, struct boost *bo,
 				uint64_t now)
 {
+	uint64_t start = now_ns();
 	uint64_t ran = task_exec_ns(bo->task.tid) - bo->exec_at_raise_ns;
 	int ret;
 
 	if (ran < bo->runtime_ns && (!ran || task_runnable(bo->task.tid)) &&
 	    now - bo->period_start_ns < b->p.period_ns) {
+		/* n boosts: at least n times what this check took. */
 		bo->poll_ns = fifo_poll_ns(bo->runtime_ns, ran, bo->ran_ns,
-					   bo->poll_ns);
+					   bo->poll_ns,
+					   (now_ns() - start) * b->n);
 		bo->ran_ns = ran;
 		bo->next_ns = now + bo->poll_ns;
 		return 0;

@@ -74,16 +74,27 @@ uint64_t dl_unserved_until(const struct boost_delta *d, uint64_t now)
 }
 
 uint64_t fifo_poll_ns(uint64_t runtime_ns, uint64_t ran_ns,
-		      uint64_t prev_ran_ns, uint64_t prev_poll_ns)
+		      uint64_t prev_ran_ns, uint64_t prev_poll_ns,
+		      uint64_t check_ns)
 {
 	uint64_t rest = ran_ns < runtime_ns ? runtime_ns - ran_ns : 0;
 	uint64_t wait;
 
-	if (ran_ns > prev_ran_ns)
-		return rest;
-	wait = prev_poll_ns > FIFO_POLL_MAX_NS / 2 ? FIFO_POLL_MAX_NS :
-						     2 * prev_poll_ns;
-	return wait > rest ? wait : rest;
+	if (!rest)
+		return 0;
+	if (ran_ns > prev_ran_ns) {
+		/* The rest, at the pace it ran during the last wait. */
+		wait = rest * (double)prev_poll_ns / (ran_ns - prev_ran_ns);
+		if (wait > FIFO_POLL_MAX_NS)
+			wait = FIFO_POLL_MAX_NS;
+	} else if (prev_poll_ns > FIFO_POLL_MAX_NS / 2) {
+		wait = FIFO_POLL_MAX_NS;
+	} else {
+		wait = 2 * prev_poll_ns;
+	}
+	if (wait < rest)
+		wait = rest;
+	return wait > check_ns ? wait : check_ns;
 }
 
 int fifo_boost_prio(int holder_prio, int own, int ceiling)
