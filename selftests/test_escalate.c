@@ -226,9 +226,12 @@ TEST(fifo_poll)
 	/* An escalated runtime above the cap: never checked before it. */
 	EXPECT_EQ(50000000, fifo_poll_ns(50000000, 0, 0, 50000000, 0));
 	EXPECT_EQ(50000000 - 10, fifo_poll_ns(50000000, 10, 0, 50000000, 0));
-	/* Never sooner than the check took. */
+	/* Never sooner than the check took; ratio times it if it did not run. */
 	EXPECT_EQ(30000, fifo_poll_ns(rt, 19000, 0, 19000, 30000));
-	EXPECT_EQ(30000, fifo_poll_ns(rt, 0, 0, 10000, 30000));
+	EXPECT_EQ(FIFO_POLL_COST_RATIO * 30000,
+		  fifo_poll_ns(rt, 0, 0, 10000, 30000));
+	EXPECT_EQ(FIFO_POLL_COST_RATIO * 200000,
+		  fifo_poll_ns(rt, 0, 0, FIFO_POLL_MAX_NS, 200000));
 	/* Past its runtime (the caller lowers it): no wait. */
 	EXPECT_EQ(0, fifo_poll_ns(rt, rt + 1, 0, rt, 0));
 	EXPECT_EQ(0, fifo_poll_ns(rt, rt, 0, rt, 30000));
@@ -243,6 +246,21 @@ TEST(fifo_poll)
 		checks++;
 	}
 	EXPECT_GE(PERIOD / FIFO_POLL_MAX_NS + 16, checks);
+	/*
+	 * Nor, at 200 us a check, one per cap: a tenth of the time (after the
+	 * first check, a runtime after the raise).
+	 */
+	poll = rt;
+	checks = 0;
+	t = 0;
+	while (t < PERIOD) {
+		t += poll + 200000;
+		poll = fifo_poll_ns(rt, 0, 0, poll, 200000);
+		checks++;
+	}
+	EXPECT_GE(t, (checks - 1) * 200000 * 10)
+		TH_LOG("%llu checks of 200 us in %llu ns",
+		       (unsigned long long)checks, (unsigned long long)t);
 	/*
 	 * A task that runs 1 us in each 100 (its CPU shared, a virtual CPU
 	 * run in slices), checked at 50 us a check: a few checks, which take

@@ -159,7 +159,7 @@ TEST_F_TIMEOUT(starve, sigkill_then_task_gone, 40)
 	victim_stop(&self->v);
 	restart(_metadata, self, "from the boost journal is gone");
 	EXPECT_NE(0, access(journal_file(tid), F_OK));
-	EXPECT_FALSE(daemon_output_has(self->d, "cannot"))
+	EXPECT_FALSE(daemon_said_of(self->d, "cannot", tid))
 		TH_LOG("stderr:\n%s", self->d->err);
 	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
 }
@@ -208,7 +208,12 @@ TEST_F_TIMEOUT(starve, deadline_refused_eperm_falls_back_once, 40)
 	/* Kernel threads on that CPU may be refused the same way. */
 	EXPECT_EQ(1, count(self->d->err, "refused: Operation not permitted"))
 		TH_LOG("stderr:\n%s", self->d->err);
-	EXPECT_FALSE(daemon_output_has(self->d, "cannot boost"))
+	/*
+	 * Of the victim: a task that waits on starvd's own CPU behind one
+	 * above starvd (stallwatch at 98 in the guests) is out of reach of
+	 * the emulation there, and rightly said to be.
+	 */
+	EXPECT_FALSE(daemon_said_of(self->d, "cannot boost", tid))
 		TH_LOG("stderr:\n%s", self->d->err);
 	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
 	expect_attr(_metadata, tid, &orig);

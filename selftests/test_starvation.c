@@ -619,7 +619,7 @@ TEST_F_TIMEOUT(starve, exit_during_boost_is_quiet, 40)
 	WAIT_EVENT("boost", tid);
 	victim_stop(&self->v);
 	daemon_drain(self->d, 2000);
-	EXPECT_FALSE(daemon_output_has(self->d, "cannot"))
+	EXPECT_FALSE(daemon_said_of(self->d, "cannot", tid))
 		TH_LOG("stderr:\n%s", self->d->err);
 	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
 }

@@ -87,10 +87,12 @@ uint64_t fifo_poll_ns(uint64_t runtime_ns, uint64_t ran_ns,
 		wait = rest * (double)prev_poll_ns / (ran_ns - prev_ran_ns);
 		if (wait > FIFO_POLL_MAX_NS)
 			wait = FIFO_POLL_MAX_NS;
-	} else if (prev_poll_ns > FIFO_POLL_MAX_NS / 2) {
-		wait = FIFO_POLL_MAX_NS;
 	} else {
-		wait = 2 * prev_poll_ns;
+		wait = prev_poll_ns > FIFO_POLL_MAX_NS / 2 ? FIFO_POLL_MAX_NS :
+							     2 * prev_poll_ns;
+		/* Waiting for it to run at all: a tenth of starvd's CPU. */
+		if (wait < FIFO_POLL_COST_RATIO * check_ns)
+			wait = FIFO_POLL_COST_RATIO * check_ns;
 	}
 	if (wait < rest)
 		wait = rest;

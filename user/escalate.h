@@ -143,20 +143,25 @@ uint64_t dl_unserved_until(const struct boost_delta *d, uint64_t now);
  * its real-time priority for 35 % of a 15 s busy loop in the 6.1 guest,
  * and an agent's starvctl there from running for 20 s.
  *
- * While it has not: twice the last wait, up to FIFO_POLL_MAX_NS. A task
- * that cannot run yet (something above the raised priority holds its
- * CPU, or that CPU is starvd's own) was checked every runtime: 20 us
- * checks that take longer than that keep starvd on its CPU for up to a
- * period, and there the raised task never runs. The cap bounds how far
- * past its runtime a task that then runs is lowered, as the tick bounds
- * a SCHED_DEADLINE overrun without HRTICK_DL.
+ * While it has not: twice the last wait, up to FIFO_POLL_MAX_NS, and not
+ * less than FIFO_POLL_COST_RATIO times @check_ns. A task that cannot run
+ * yet (something above the raised priority holds its CPU, or that CPU is
+ * starvd's own) was checked every runtime: 20 us checks that take longer
+ * than that keep starvd on its CPU for up to a period, and there the
+ * raised task never runs. The cap bounds how far past its runtime a task
+ * that then runs is lowered, as the tick bounds a SCHED_DEADLINE overrun
+ * without HRTICK_DL; but a check can take a fifth of the cap (the 6.1
+ * guest under TCG), and such checks every 1 ms for a whole period, of
+ * two or three boosts at once, took 30 to 40 % of starvd's CPU there.
  *
- * Never less than the rest of its runtime, nor than @check_ns (the caller
- * passes what the check took times the boosts in progress: checking takes
- * at most about half of starvd's CPU however slow a check is); 0 once it
- * has had its runtime.
+ * Never less than the rest of its runtime, nor than @check_ns. The caller
+ * passes what the check took times the boosts in progress, so that the
+ * checks of all of them take at most about a tenth of starvd's CPU while
+ * their tasks do not run (they are then lowered at most that late), and
+ * about half while they run slowly; 0 once it has had its runtime.
  */
 #define FIFO_POLL_MAX_NS	1000000ULL	/* 1 ms */
+#define FIFO_POLL_COST_RATIO	9
 uint64_t fifo_poll_ns(uint64_t runtime_ns, uint64_t ran_ns,
 		      uint64_t prev_ran_ns, uint64_t prev_poll_ns,
 		      uint64_t check_ns);

@@ -561,6 +561,21 @@ bool daemon_output_has(const struct daemon_proc *d, const char *s)
 	return strstr(d->out, s) || strstr(d->err, s);
 }
 
+bool daemon_said_of(const struct daemon_proc *d, const char *s, pid_t tid)
+{
+	const char *l, *nl;
+	char who[32];
+
+	snprintf(who, sizeof(who), "pid %d (", (int)tid);
+	for (l = d->err; *l; l = *nl ? nl + 1 : nl) {
+		nl = strchrnul(l, '\n');
+		if (memmem(l, nl - l, s, strlen(s)) &&
+		    memmem(l, nl - l, who, strlen(who)))
+			return true;
+	}
+	return false;
+}
+
 const char *daemon_out_tail(const struct daemon_proc *d, size_t max)
 {
 	const char *t = d->out;

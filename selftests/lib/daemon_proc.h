@@ -73,6 +73,8 @@ int run_capture_for(const char *const *argv, char *out, size_t len,
 
 /* Did stdout or stderr contain @s? */
 bool daemon_output_has(const struct daemon_proc *d, const char *s);
+/* A line of its stderr says @s of pid @tid ("pid <tid> (")? */
+bool daemon_said_of(const struct daemon_proc *d, const char *s, pid_t tid);
 /*
  * Where a process (starvd, a victim) is, on stderr: each thread's state,
  * wait channel and kernel stack (root can read them), for a test that
