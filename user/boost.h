@@ -97,6 +97,7 @@ struct booster {
 	struct dl_debt *debt_v;
 	size_t debt_n, debt_cap;
 	bool stopping;			/* in boost_stop_all() */
+	uint64_t check_min_ns;		/* shortest emulation check, 0: none */
 };
 
 void booster_init(struct booster *b, const struct boost_params *p,

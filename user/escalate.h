@@ -155,7 +155,9 @@ uint64_t dl_unserved_until(const struct boost_delta *d, uint64_t now);
  * two or three boosts at once, took 30 to 40 % of starvd's CPU there.
  *
  * Never less than the rest of its runtime, nor than @check_ns. The caller
- * passes what the check took times the boosts in progress, so that the
+ * passes what a check takes (the shortest it has seen: with the last one,
+ * stretched by any preemption, a task on the host once finished 5 ms of
+ * work in its first 20 us boost) times the boosts in progress, so that the
  * checks of all of them take at most about a tenth of starvd's CPU while
  * their tasks do not run (they are then lowered at most that late), and
  * about half while they run slowly; 0 once it has had its runtime.
