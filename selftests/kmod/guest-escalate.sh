@@ -122,9 +122,10 @@ features=/sys/kernel/debug/sched/features
 # outside starvd. bash builtins only (read -t on a FIFO nobody writes is
 # the sleep): an exec would look its program up on the 9p root, which
 # waits for the starving IRQ thread (taskset's runs before the loop). On
-# CPU 0, as everything that watches the loop: left to the scheduler, it
-# once ran on CPU 1 and took 31 samples in the whole case, none while
-# starvd boosted (6.12-rt). Run it with &: $! is then the bash itself
+# CPU 0, as everything that watches the loop. (In the 6.12-rt guest it
+# has taken 31 samples in the whole case, pinned or not, where earlier
+# runs took about 120: once none while starvd boosted. Not understood.)
+# Run it with &: $! is then the bash itself
 # (exec), which the caller kills: a child left behind would keep the
 # guest's output pipe open, and the guest from ending.
 hrtick_sample() {
