@@ -117,31 +117,15 @@ features=/sys/kernel/debug/sched/features
 	features=/sys/kernel/debug/sched_features
 
 # hrtick_sample FILE: until killed, every 0.2 s, append to FILE the
-# HRTICK_DL word of sched/features (HRTICK_DL or NO_HRTICK_DL): the
+# HRTICK_DL word of sched/features (HRTICK_DL, NO_HRTICK_DL or none): the
 # feature as the kernel has it while boosts come and go, seen from
-# outside starvd. bash builtins only (read -t on a FIFO nobody writes is
-# the sleep): an exec would look its program up on the 9p root, which
-# waits for the starving IRQ thread (taskset's runs before the loop). On
-# CPU 0, as everything that watches the loop. (In the 6.12-rt guest it
-# has taken 31 samples in the whole case, pinned or not, where earlier
-# runs took about 120: once none while starvd boosted. Not understood.)
-# Run it with &: $! is then the bash itself
-# (exec), which the caller kills: a child left behind would keep the
-# guest's output pipe open, and the guest from ending.
+# outside starvd (selftests/feature_sample.c, on CPU 0 at SCHED_FIFO 1;
+# it says why it is not a bash loop). Started before the busy loop, so
+# that its exec does not wait for the 9p root. Run it with &: $! is then
+# the program itself (exec), which the caller kills: a child left behind
+# would keep the guest's output pipe open, and the guest from ending.
 hrtick_sample() {
-	rm -f $W/sleep.fifo
-	mkfifo $W/sleep.fifo
-	exec taskset -c 0 bash -c '
-		exec 9<>"$1"
-		while :; do
-			read -r f <"$2" || exit
-			case " $f " in
-			*" NO_HRTICK_DL "*) echo NO_HRTICK_DL ;;
-			*" HRTICK_DL "*) echo HRTICK_DL ;;
-			*) echo none ;;
-			esac
-			read -r -t 0.2 -u 9
-		done' sampler $W/sleep.fifo $features >>"$1"
+	exec "$B/selftests/feature_sample" -c 0 HRTICK_DL $features "$1"
 }
 
 # run_case NAME [STARVD ARGS...]: NAME "none" runs no daemon. Leaves
