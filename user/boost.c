@@ -551,14 +551,14 @@ int restore_task(pid_t tid, const char *comm, uint64_t start_time,
 	char to[64];
 	int ret;
 
-	if (start_time && task_start_time(tid) != start_time)
-		return -ESRCH;	/* gone; the tid may have been reused */
 	/*
-	 * Exited: a zombie never runs again, and the kernel has already taken
-	 * a SCHED_DEADLINE task's bandwidth off at its death; changing its
-	 * policy now would take it off a second time.
+	 * Gone (the tid may have been reused), or exited: a zombie never
+	 * runs again, and the kernel has already taken a SCHED_DEADLINE
+	 * task's bandwidth off at its death; changing its policy now would
+	 * take it off a second time.
 	 */
-	if (task_exited(tid))
+	if (task_exited(tid) ||
+	    (start_time && task_start_time(tid) != start_time))
 		return -ESRCH;
 	ret = sched_getattr_tid(tid, &cur);
 	if (ret)

@@ -136,12 +136,9 @@ uint64_t dl_unserved_until(const struct boost_delta *d, uint64_t now);
  * one, and took @check_ns itself: the wait for the next check.
  *
  * While it has run since the last check: the rest of its runtime at the
- * pace it ran then, up to FIFO_POLL_MAX_NS. Waiting just the rest made a
- * task that runs slowly (its CPU shared, a virtual CPU the host runs in
- * slices: a few microseconds between checks) be checked back to back as
- * the rest shrank towards 0: three such boosts kept starvd on its CPU at
- * its real-time priority for 35 % of a 15 s busy loop in the 6.1 guest,
- * and an agent's starvctl there from running for 20 s.
+ * pace it ran then, up to FIFO_POLL_MAX_NS. Waiting just the rest would
+ * check a task that runs slowly (its CPU shared, a virtual CPU the host
+ * runs in slices) back to back as the rest shrank towards 0.
  *
  * While it has not: twice the last wait, up to FIFO_POLL_MAX_NS, and not
  * less than FIFO_POLL_COST_RATIO times @check_ns. A task that cannot run
@@ -152,7 +149,8 @@ uint64_t dl_unserved_until(const struct boost_delta *d, uint64_t now);
  * that then runs is lowered, as the tick bounds a SCHED_DEADLINE overrun
  * without HRTICK_DL; but a check can take a fifth of the cap (the 6.1
  * guest under TCG), and such checks every 1 ms for a whole period, of
- * two or three boosts at once, took 30 to 40 % of starvd's CPU there.
+ * two or three boosts at once, took 30 to 40 % of starvd's CPU there
+ * during a 15 s busy loop, and an agent's starvctl did not run for 20 s.
  *
  * Never less than the rest of its runtime, nor than @check_ns. The caller
  * passes what a check takes (the shortest it has seen: with the last one,
