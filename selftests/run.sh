@@ -13,7 +13,7 @@
 #          compatibility suite
 #   load   the soak: real starvation injected under 10,000 threads and a
 #          fork/exit and context-switch storm for $STARVD_LOAD_SECONDS
-#          (default 120) per backend / BPF mode, as for host. Not part of
+#          (default 60) per backend / BPF mode, as for host. Not part of
 #          host: guests run host under TCG, where it would not fit.
 # Environment: STARVD_BIN_DIR (starvd, starvctl; default ../user),
 #   SUITE_PREFIX (prepended to suite names, e.g. "vm-6.12-").

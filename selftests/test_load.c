@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Load/soak test: starvd under 10,000 threads and a fork/exit and
- * context-switch storm for STARVD_LOAD_SECONDS (default 120), while real
+ * context-switch storm for STARVD_LOAD_SECONDS (default 60), while real
  * starvation is injected over and over on the test CPU: a fresh
  * SCHED_FIFO victim queued behind a fresh SCHED_FIFO busy loop that ends
  * by itself after EPISODE_S seconds, then a pause with neither.
@@ -58,7 +58,7 @@
 #include "throttle.h"
 #include "util.h"
 
-#define DEFAULT_SECONDS	120	/* make check; STARVD_LOAD_SECONDS overrides */
+#define DEFAULT_SECONDS	60	/* make check; STARVD_LOAD_SECONDS overrides */
 #define STORM_CPU	0
 #define NR_SLEEPERS	10000
 #define SLEEPER_STACK	(64 * 1024)

@@ -606,7 +606,8 @@ static void *stopper_loop(void *arg)
 	}
 	end = now_ns() + HOG_S * NSEC_PER_SEC;
 	l->w->spun_until = end;
-	while (now_ns() < end)
+	/* Until the fork is done too (rescued): nothing waits any more. */
+	while (now_ns() < end && !l->w->done_ns)
 		;
 	return NULL;
 }
@@ -684,7 +685,8 @@ static pid_t stopper_start(struct waiter *w, int cpu)
 /*
  * Starvation of a task on the test CPU (a kernel thread) that a task
  * waits for: start the busy loop and @start_waiter in @order; returns when
- * the loop has ended, with whether the wait ended before the loop did.
+ * the wait and the loop have ended, with whether the wait ended before
+ * the loop would have.
  * The loop spins until at least HOG_S after it was forked (or, in
  * WAITER_LOOPS, after the stop woke it): a wait that ended before then
  * ended during the loop. (Not the time this process sees the loop exit:
@@ -733,9 +735,15 @@ static bool waiter_round(FIXTURE_DATA(rescue) *self, struct waiter *w,
 		usleep(200 * 1000);	/* spinning */
 		self->worker = start_waiter(w, self->cpu);
 	}
-	hog_wait(&self->hog);
+	/*
+	 * The wait ends first, rescued or once the loop is over: the loop
+	 * is then of no more use (stopped early, it can only shorten the
+	 * round, never make a wait look as if it ended during the loop).
+	 */
 	waitpid(self->worker, NULL, 0);
 	self->worker = 0;
+	kill_and_reap(self->hog);
+	self->hog = 0;
 	return w->done_ns && w->done_ns < spun_until;
 }
 
