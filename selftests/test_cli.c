@@ -226,14 +226,15 @@ static void on_test_cpu(void *arg)
  * programs are freed by an RCU callback and a kworker there), and the CPU
  * a busy loop takes has no room for it. Started on the test CPU, its
  * first sched_setaffinity() must come before its first bpf(). It stops
- * by itself after the load: its run directory cannot be created. In
+ * by itself after the load: its pidfile cannot be written (in /proc). In
  * tracking mode: sched_info mode's clock calibration needs a reader that
  * is not switched out between taking the time and reading, and strace
  * stops it at every bpf().
  */
 TEST_F(root, pins_itself_before_loading_bpf)
 {
-	char dir[] = "/tmp/starvd-strace.XXXXXX", trace[64], out[8192];
+	char dir[] = "/tmp/starvd-strace.XXXXXX", trace[64], boosts[64];
+	char out[8192];
 	char rt_now[32];
 	static char log[1 << 16];	/* the first bpf() is near the start */
 	const char *first_pin, *first_bpf;
@@ -243,8 +244,8 @@ TEST_F(root, pins_itself_before_loading_bpf)
 		"strace", "-f", "-qq", "-o", trace,
 		"-e", "trace=sched_setaffinity,bpf",
 		bin_path("starvd"), "-f", "-S", "-a", "0", "-b", "bpf",
-		"--bpf-mode", "tracking", "--run-dir", "/dev/null/starvd",
-		"-t", "60", NULL
+		"--bpf-mode", "tracking", "--run-dir", dir,
+		"-P", "/proc/starvd.pid", "-t", "60", NULL
 	};
 
 	if (strcmp(test_backend(), "bpf"))
@@ -260,7 +261,7 @@ TEST_F(root, pins_itself_before_loading_bpf)
 	EXPECT_EQ(1, run_capture_as(argv, out, sizeof(out), on_test_cpu, NULL))
 		TH_LOG("%s", out);
 	/* Say whether RT throttling is on now (a write of someone else's). */
-	EXPECT_TRUE(NULL != strstr(out, "cannot create the boost journal"))
+	EXPECT_TRUE(NULL != strstr(out, "cannot write /proc/starvd.pid"))
 		TH_LOG("%s\nkernel.sched_rt_runtime_us now: %s", out,
 		       read_line(RT_RUNTIME_PATH, rt_now, sizeof(rt_now)) ?
 		       "unreadable" : rt_now);
@@ -269,6 +270,8 @@ TEST_F(root, pins_itself_before_loading_bpf)
 	n = read(fd, log, sizeof(log) - 1);
 	close(fd);
 	unlink(trace);
+	snprintf(boosts, sizeof(boosts), "%s/boosts", dir);
+	rmdir(boosts);
 	rmdir(dir);
 	ASSERT_LT(0, n);
 	log[n] = '\0';

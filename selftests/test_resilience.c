@@ -39,23 +39,24 @@ static bool kill_mid_boost(struct __test_metadata *_metadata,
 {
 	struct sched_attr orig = fifo_attr(VICTIM_PRIO), mine, cur;
 	pid_t tid = self->v.st->tid;
-	char policy[32], comm[16], me[32];
+	char policy[32];
 
 	/*
-	 * The test process is never boosted here (-I): it can wait 0.5 s
-	 * behind the busy loop or behind starvd on CPU 0, and a boost of it
-	 * left by the SIGKILL would be a SCHED_DEADLINE of 20 us a second
-	 * for the test itself. Throttled after an overrun it did not run
-	 * again for minutes (stop 27 on 5.10, the 6.12-rt guest: 363 s);
-	 * taking its own attributes back was no way out either, as each
-	 * step of it needs the test to run. The journal the next starvd
-	 * restores then speaks of the victim only.
+	 * Only the victim's process is boosted (-I: every process whose
+	 * name does not begin with "stv-" is ignored, this test's among
+	 * them). What the SIGKILL leaves boosted stays at 20 us of
+	 * SCHED_DEADLINE a second until the next start, and these tests
+	 * are about the victim. Left boosted, the test process did not run
+	 * again for minutes after an overrun (stop 27 on 5.10; 6.12-rt:
+	 * 363 s). In the 6.12-rt guest (stop 34), with every task eligible,
+	 * kernel threads stayed runnable without running after the SIGKILL
+	 * (irq/4-ttyS0 on a CPU 0 that was mostly idle, ktimers/1, rcuc/1),
+	 * the serial IRQ thread holding CPU 0's softirq lock: ktimers/0,
+	 * rcuc/0 and the killed starvd's BPF link release waited for it,
+	 * and the test timed out.
 	 */
-	task_comm(getpid(), comm, sizeof(comm));
-	ASSERT_NE(0, comm[0]);
-	snprintf(me, sizeof(me), "^%s$", comm);
 	ASSERT_EQ(0, sched_getattr_tid(0, &mine));
-	START("-t", "0.5", "-d", "60", "-I", me);
+	START("-t", "0.5", "-d", "60", "-I", "^([^s]|s[^t]|st[^v]|stv[^-])");
 	WAIT_EVENT("boost", tid);
 	/*
 	 * Frozen at once: a boost can become SCHED_FIFO emulation after a
@@ -71,8 +72,8 @@ static bool kill_mid_boost(struct __test_metadata *_metadata,
 		kill(self->d->pid, SIGCONT);
 		daemon_stop(self->d, SIGTERM, 5000);
 		ASSERT_TRUE(false)
-			TH_LOG("the test process (%s) was boosted (policy %u) despite -I %s; stderr:\n%s",
-			       comm, cur.sched_policy, me, self->d->err);
+			TH_LOG("the test process was boosted (policy %u) despite -I; stderr:\n%s",
+			       cur.sched_policy, self->d->err);
 	}
 	json_str(self->line, "policy", policy, sizeof(policy));
 	ASSERT_EQ(0, sched_getattr_tid(tid, &cur));
@@ -163,6 +164,33 @@ TEST_F_TIMEOUT(starve, sigkill_then_task_gone, 40)
 	EXPECT_FALSE(daemon_said_of(self->d, "cannot", tid))
 		TH_LOG("stderr:\n%s", self->d->err);
 	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+/*
+ * The restore comes first at start-up (DESIGN.md, "The journal"): a start
+ * that then fails, here at its backend (no BTF where it is told to look),
+ * has put the victim back all the same.
+ */
+TEST_F_TIMEOUT(starve, sigkill_then_failed_start_restores, 40)
+{
+	struct sched_attr orig = fifo_attr(VICTIM_PRIO);
+	pid_t tid = self->v.st->tid;
+	int status;
+
+	if (!kill_mid_boost(_metadata, self))
+		return;
+	ASSERT_EQ(0, setenv("STARVD_BTF_PATH", "/nonexistent/vmlinux", 1));
+	START("-t", "60", "-b", "bpf");
+	unsetenv("STARVD_BTF_PATH");
+	status = daemon_stop(self->d, 0, EVENT_MS);
+	ASSERT_TRUE(status > 0 && status < 128)
+		TH_LOG("starvd should have failed to start (exit status %d):\n%s",
+		       status, self->d->err);
+	EXPECT_TRUE(NULL != strstr(self->d->err,
+				   "(left boosted by a previous starvd)"))
+		TH_LOG("no restore before the failure:\n%s", self->d->err);
+	expect_attr(_metadata, tid, &orig);
+	EXPECT_NE(0, access(journal_file(tid), F_OK));
 }
 
 static int count(const char *haystack, const char *needle)

@@ -361,8 +361,8 @@ static void log_start(const struct starvd *d)
 enum stage {
 	STAGE_NONE,
 	STAGE_RT,		/* RT throttling handled (rt_owned says how) */
-	STAGE_BACKEND,		/* the backend is open */
 	STAGE_JOURNAL,		/* the boost journal is open (unless -l) */
+	STAGE_BACKEND,		/* the backend is open */
 	STAGE_PIDFILE,		/* daemonized, pidfile written (-P) */
 	STAGE_RUNNING,		/* booster, detection and state are set up */
 };
@@ -380,7 +380,10 @@ static struct log_config running_log(const struct config *cfg)
 	};
 }
 
-/* Backend, journal, daemonizing and the pidfile; @d->stage says how far. */
+/*
+ * The journal (old boosts put back), the backend, daemonizing and the
+ * pidfile; @d->stage says how far.
+ */
 static int open_resources(struct starvd *d)
 {
 	struct log_config lc = running_log(&d->cfg);
@@ -395,13 +398,6 @@ static int open_resources(struct starvd *d)
 	    rt_throttling_start(&d->cfg, &d->rt_owned))
 		return -1;
 	d->stage = STAGE_RT;
-	ret = backend_open(&d->backend, d->cfg.backend, d->cfg.bpf_mode, err,
-			   sizeof(err));
-	if (ret) {
-		log_err("%s", err);
-		return -1;
-	}
-	d->stage = STAGE_BACKEND;
 	if (!d->cfg.log_only) {
 		ret = journal_open(&d->journal, d->cfg.run_dir);
 		if (ret) {
@@ -412,8 +408,23 @@ static int open_resources(struct starvd *d)
 		if (!on_memory_fs(d->cfg.run_dir))
 			log_msg("note: %s is not on tmpfs: every boost waits for the journal's fsync, which can take long when kernel threads starve; use a tmpfs --run-dir (/run normally is one)",
 				d->cfg.run_dir);
+		/*
+		 * What a killed starvd left boosted goes back first: opening
+		 * the backend can wait for kernel threads (BPF attachment,
+		 * RCU), and a kernel thread left at a boost's SCHED_DEADLINE
+		 * reservation, throttled after an overrun, may not run again
+		 * for minutes (DESIGN.md, "The journal").
+		 */
+		boost_recover(&d->journal, d->cfg.run_dir);
 	}
 	d->stage = STAGE_JOURNAL;
+	ret = backend_open(&d->backend, d->cfg.backend, d->cfg.bpf_mode, err,
+			   sizeof(err));
+	if (ret) {
+		log_err("%s", err);
+		return -1;
+	}
+	d->stage = STAGE_BACKEND;
 	if (!d->cfg.foreground) {
 		ret = daemonize();
 		if (ret) {
@@ -451,7 +462,7 @@ static int protect_process(struct starvd *d)
 	return 0;
 }
 
-/* The booster, detection and published state; old boosts put back. */
+/* The booster, detection and published state. */
 static int init_monitoring(struct starvd *d)
 {
 	struct boost_params bp = {
@@ -476,8 +487,6 @@ static int init_monitoring(struct starvd *d)
 		    &d->booster);
 	d->detect.self_tgid = getpid();	/* final: after daemonizing */
 	d->stage = STAGE_RUNNING;
-	if (!d->cfg.log_only)
-		boost_recover(&d->journal, d->cfg.run_dir);
 	log_start(d);
 	if (d->backend.fallback_note[0])
 		log_msg("%s", d->backend.fallback_note);
@@ -507,12 +516,12 @@ static int stop(struct starvd *d)
 		free(d->stats);
 		pidfile_remove(d->cfg.pidfile);
 		fallthrough;
+	case STAGE_BACKEND:
+		backend_close(&d->backend);
+		fallthrough;
 	case STAGE_JOURNAL:
 		if (!d->cfg.log_only)
 			journal_close(&d->journal);
-		fallthrough;
-	case STAGE_BACKEND:
-		backend_close(&d->backend);
 		fallthrough;
 	case STAGE_RT:
 		if (d->rt_owned &&
