@@ -24,21 +24,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/workload.h"
 #include "hrtick.h"
 #include "sched_attr.h"
 #include "util.h"
 
 int main(int argc, char **argv)
 {
-	struct sched_attr fifo = {
-		.size = sizeof(fifo),
-		.sched_policy = SCHED_FIFO,
-		.sched_priority = 1,
-	};
+	struct sched_attr fifo = fifo_attr(1);
 	struct timespec nap = { .tv_nsec = 200 * 1000 * 1000 };
 	char features[4096], line[128];
 	const char *feat;
-	cpu_set_t set;
 	int fd, on, ret;
 
 	if (argc != 6 || strcmp(argv[1], "-c")) {
@@ -47,10 +43,10 @@ int main(int argc, char **argv)
 	}
 	feat = argv[3];
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	CPU_ZERO(&set);
-	CPU_SET(atoi(argv[2]), &set);
-	if (sched_setaffinity(0, sizeof(set), &set)) {
-		perror("feature_sample: sched_setaffinity");
+	ret = pin(0, atoi(argv[2]));
+	if (ret) {
+		fprintf(stderr, "feature_sample: cannot pin itself to CPU %s: %s\n",
+			argv[2], strerror(-ret));
 		return 1;
 	}
 	ret = sched_setattr_tid(0, &fifo);
