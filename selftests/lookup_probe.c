@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * lookup_probe: work the rest of the machine waits for (issue 17). Pinned
+ * lookup_probe: work the rest of the machine waits for (does a boost
+ * restore it?). Pinned
  * to a CPU as SCHED_OTHER, it stat()s a new name in DIR every 100 ms and
  * appends "END DURATION" (CLOCK_BOOTTIME ns when it completed, how long
  * it took) to LOGFILE after each lookup. Put LOGFILE on tmpfs (/dev/shm):

@@ -90,7 +90,7 @@ int main(int argc, char **argv)
 	 * before it is killed. Read after, it let a task that ran the
 	 * instant the loop died count as done during it (a 9p lookup that
 	 * waited the whole 20 s in guest-escalate.sh's case without a
-	 * daemon, stop 28).
+	 * daemon).
 	 */
 	clock_gettime(CLOCK_BOOTTIME, &ts);
 	kill_and_reap(hog);

@@ -2,8 +2,8 @@
 /*
  * Progress-aware boosts (user/escalate.c): what counts as progress, how
  * the runtime grows, where it stops, when it comes back; the context
- * switch count of a boost never wraps (issue 12: "18446744073709551613
- * context switches"); the SCHED_DEADLINE overrun debt; the HRTICK_DL
+ * switch count of a boost never wraps (a task gone at the end must not
+ * read as "18446744073709551613 context switches"); the SCHED_DEADLINE overrun debt; the HRTICK_DL
  * feature parser (user/hrtick.c).
  */
 #include "kselftest_harness.h"
@@ -58,7 +58,7 @@ TEST(ran_but_preempted_is_no_progress)
 	EXPECT_EQ(1, progress_delta(&a, &b).switches);
 }
 
-/* Issue 12: a task gone at the end read as 0 and the count wrapped. */
+/* A task gone at the end must not read as 0 and wrap the count. */
 TEST(gone_at_the_end_never_wraps)
 {
 	struct progress_sample a = sample(1000, 5, 2, 1);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Progress-aware boosts with real starvation (issue 17): a SCHED_FIFO 10
+ * Progress-aware boosts with real starvation: a SCHED_FIFO 10
  * worker on the test CPU, behind the fixture's busy loop, needs WORK_NS of
  * CPU time per item before it blocks (think of an IRQ thread's completion
  * or a NAPI budget), far more than one 20 us boost gives. starvd must raise
@@ -190,8 +190,8 @@ TEST_F_TIMEOUT(starve, no_escalation_is_stalld, 60)
 /*
  * A SCHED_DEADLINE boost that overran (without HRTICK_DL: to the next
  * tick) moved the task's CBS deadline overrun/runtime periods ahead, and
- * further SCHED_DEADLINE boosts gave it nothing for as long (issue 17:
- * "0 context switches during the boost"). Every boost must give CPU time.
+ * further SCHED_DEADLINE boosts gave it nothing for as long
+ * ("0 context switches during the boost"). Every boost must give CPU time.
  */
 TEST_F_TIMEOUT(starve, every_boost_gives_cpu_time, 60)
 {

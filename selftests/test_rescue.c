@@ -39,12 +39,11 @@
  *   machine waits for it (the writers of tasklist_lock). The wait is a
  *   fork() on CPU 0. Same expectations, and the report says its wait is
  *   a lower bound. fork_waits_for_stopping_task_fifo: the same with the
- *   SCHED_FIFO emulation (-F). Until stop 26 it lowered such a task at
- *   its first step if the task had not run yet (/proc shows it stopped,
- *   not runnable): seen once on netlink, after an overrun DEADLINE boost
- *   fell back to it. That is a race (the task's IPI against the step,
- *   one runtime later) that this test does not force: the daemon
- *   without the fix passed it in the 6.12-rt guest.
+ *   SCHED_FIFO emulation (-F). The emulation must not lower such a task
+ *   at its first step when the task has not run yet (/proc shows it
+ *   stopped, not runnable), as can happen after an overrun DEADLINE
+ *   boost fell back to it. That is a race (the task's IPI against the
+ *   step, one runtime later) that this test does not force.
  *
  * Nothing here is timed: each check is "done before the busy loop
  * ended", "done only after it", or "advanced".

@@ -46,14 +46,13 @@ static bool kill_mid_boost(struct __test_metadata *_metadata,
 	 * name does not begin with "stv-" is ignored, this test's among
 	 * them). What the SIGKILL leaves boosted stays at 20 us of
 	 * SCHED_DEADLINE a second until the next start, and these tests
-	 * are about the victim. Left boosted, the test process did not run
-	 * again for minutes after an overrun (stop 27 on 5.10; 6.12-rt:
-	 * 363 s). In the 6.12-rt guest (stop 34), with every task eligible,
-	 * kernel threads stayed runnable without running after the SIGKILL
+	 * are about the victim. Left boosted, the test process may not run
+	 * again for minutes after an overrun (5.10, 6.12-rt). On
+	 * PREEMPT_RT, with every task eligible, kernel threads stayed runnable without running after the SIGKILL
 	 * (irq/4-ttyS0 on a CPU 0 that was mostly idle, ktimers/1, rcuc/1),
 	 * the serial IRQ thread holding CPU 0's softirq lock: ktimers/0,
 	 * rcuc/0 and the killed starvd's BPF link release waited for it,
-	 * and the test timed out.
+	 * and the test would time out.
 	 */
 	ASSERT_EQ(0, sched_getattr_tid(0, &mine));
 	START("-t", "0.5", "-d", "60", "-I", "^([^s]|s[^t]|st[^v]|stv[^-])");
@@ -62,8 +61,8 @@ static bool kill_mid_boost(struct __test_metadata *_metadata,
 	 * Frozen at once: a boost can become SCHED_FIFO emulation after a
 	 * period (an overrun, boost.c), whose phases alternate between the
 	 * boost and the task's own attributes, and these tests are about a
-	 * SCHED_DEADLINE boost left behind. The 6.12-rt guest once found
-	 * the victim SCHED_FIFO here, the daemon killed unstopped.
+	 * SCHED_DEADLINE boost left behind. Unstopped, the victim can be
+	 * SCHED_FIFO here (seen on 6.12-rt).
 	 */
 	ASSERT_EQ(0, kill(self->d->pid, SIGSTOP));
 	ASSERT_EQ(0, sched_getattr_tid(0, &cur));
@@ -773,8 +772,7 @@ static double metric(const char *out, const char *series)
  * unless it is running its boost. The fixture's sleeper is not: raised
  * above the busy loop by the SCHED_FIFO emulation until it has used its
  * runtime, it spends the raise asleep in its 5 ms naps. With it, a read
- * once found no waiter during two boosts (5.10 guest, stop 32; not
- * caught again in 8 runs, so the cause is the likely one, not seen).
+ * can find no waiter during two boosts (seen on 5.10).
  */
 TEST_F_TIMEOUT(starve, status_and_metrics_show_the_boost, 40)
 {

@@ -40,7 +40,7 @@ static void boost_cycle(struct __test_metadata *_metadata,
 		ASSERT_EQ(0, sched_getattr_tid(tid, &cur));
 		/*
 		 * Unless starvd found, a period in, that the kernel does not
-		 * serve it (an overrun under TCG: 6.1 guest, stop 28) and said
+		 * serve it (an overrun under TCG, seen on 6.1) and said
 		 * it emulates the rest of the boost with SCHED_FIFO.
 		 */
 		if (cur.sched_policy != SCHED_DEADLINE)
@@ -414,7 +414,7 @@ static void fork_during_boost(struct __test_metadata *_metadata,
 	 * A runtime a fork() fits in: with 20 us, enforced to the microsecond
 	 * by HRTICK_DL, a fork() that takes milliseconds of CPU under TCG
 	 * spanned dozens of boost periods, longer than the test waits for it
-	 * (the 6.12-rt guest, stop 32). What is checked does not depend on it.
+	 * (seen on 6.12-rt). What is checked does not depend on it.
 	 */
 	START("-t", "0.5", "-d", "60", "-r", "50000000", fifo);	/* NULL ends */
 	WAIT_EVENT("boost", tid);

@@ -5,7 +5,7 @@
 # 6.12-rt, the PREEMPT_RT kernel starvd's users run; see
 # selftests/kmod/guest-bench.sh): builds and installs the module with
 # DKMS, builds nlcheck, boots the guest and prints the ratios. Then, in
-# the PREEMPT_RT guest, what boosts give: the issue 17 table (lookups
+# the PREEMPT_RT guest, what boosts give: the lookup table (lookups
 # served by a starving IRQ thread with no daemon, starvd, starvd
 # --no-escalation; selftests/kmod/guest-escalate.sh) and the CPU time
 # per boosted period over the runtime (bench overrun). STARVD_BENCH_VM

@@ -130,8 +130,8 @@ vm_resolve_bullseye() {
 
 # Known guests; those vm/check.sh (make check-vm) boots by default, two
 # at a time, in an order that makes both slots end together in make
-# check (stop 28: 6.12-rt 677 s, then 6.12 with the package guest 560 s,
-# then 686 293 s; beside them 5.10 769 s, then 6.1 644 s); those of
+# check (roughly: 6.12-rt 680 s, then 6.12 with the package guest 560 s,
+# then 686 290 s; beside them 5.10 770 s, then 6.1 640 s); those of
 # them that also run the daemon's selftests on the BPF backend (in
 # sched_info mode: tracking mode's suites run on the host, and its load
 # is checked in each of them, test_bpf_fallback). Every guest runs the module's checks, its faults

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # guest-escalate.sh [test|bench]: does a boost restore the work that was
-# waiting (issue 17)? Runs inside a guest, from the top of the tree (by
+# waiting? Runs inside a guest, from the top of the tree (by
 # guest-tests.sh, vm/bench.sh, or vm/run.sh directly). A SCHED_FIFO 50
 # busy loop owns CPU 1 (selftests/starve.c); on CPU 0 a SCHED_OTHER
 # process stat()s a new name on the 9p root every 100 ms
@@ -252,7 +252,7 @@ hrtick() {	# hrtick: the HRTICK_DL word of sched/features, if any
 }
 hrtick_before=$(hrtick)
 # Off for the whole suite. The write can fail for a while after an
-# earlier suite's boosts (the 6.12-rt guest once said EIO): retried, and
+# earlier suite's boosts (EIO on 6.12-rt): retried, and
 # checked, since with throttling on the busy loop would not own CPU 1.
 i=0
 until echo -1 2>/dev/null >$rt_path && [ "$(cat $rt_path)" = -1 ] ||
@@ -307,7 +307,7 @@ if [ "$mode" = bench ]; then
 	check_daemon_case noesc
 	fmt() { awk -v ns="$1" 'BEGIN { printf "%.2f s", ns / 1e9 }'; }
 	echo
-	echo "issue 17 in the $guest guest ($(uname -r)), starvd -t 2 -d 1, ${SECS} s busy loop:"
+	echo "boosts and the work that waits, in the $guest guest ($(uname -r)), starvd -t 2 -d 1, ${SECS} s busy loop:"
 	echo "| daemon | lookups completed during the busy loop | longest lookup | victim runs | boosts of $irqcomm | escalations |"
 	echo "|---|---|---|---|---|---|"
 	echo "| none | $none_lookups | $(fmt "$none_longest") | $none_victim | | |"

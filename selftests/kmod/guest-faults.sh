@@ -181,11 +181,9 @@ victim_tid() {
 # the detection, whenever the test gets to read it: the log is read while
 # the starvation lasts (starve ends its busy loop by itself), then once
 # more after the daemon has written every line it had queued (the status
-# line SIGUSR1 asks for comes after them). Seen in stop 26's CI run and
-# again in stop 27, both times just after CPU 1 came online: the test
-# failed with the victim reported in the log from its first second, and
-# (stop 27) was still reading the victim's tid when the busy loop ended.
-# The likely cause: -l boosts nothing, and what CPU 1 was doing when the
+# line SIGUSR1 asks for comes after them). Just after CPU 1 comes online,
+# the victim can be in the log from the first second while the test is
+# still reading the victim's tid when the busy loop ends. The likely cause: -l boosts nothing, and what CPU 1 was doing when the
 # busy loop took it (after hotplug, the kernel's own follow-up work) can
 # hold what a fork, exec or exit on CPU 0 needs. So the tid is read again
 # once the starvation is over, and such a hold-up is said, not failed. A

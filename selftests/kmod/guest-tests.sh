@@ -181,6 +181,6 @@ if [ -s "$sw" ]; then
 fi
 rmmod starvd
 
-# 11. boosts restore the work that was waiting (issue 17), own results
+# 11. boosts restore the work that was waiting, own results
 # line; skipped where the 9p device's interrupt is not threaded
 sh selftests/kmod/guest-escalate.sh

@@ -222,7 +222,7 @@ static int queued_on(pid_t pid, pid_t tid, void *arg)
  * test CPU (-a there) are freed by a kworker of that CPU, which on 5.10
  * purges the lazily unmapped kernel areas under a global mutex, and the
  * next starvd's BPF load (its JIT image made read-only) waited for that
- * mutex until the loop ended (5.10 guest, CI of stop 31). Waits at most
+ * mutex until the loop ended (5.10). Waits at most
  * QUIET_WAIT_MS, then says what was still queued.
  */
 #define QUIET_WAIT_MS	2000
