@@ -5,7 +5,9 @@
 # shows a rescue, `make bench` measures, `make fuzz` fuzzes the parsers
 # (mk/fuzz.mk). See README.md.
 
-VERSION		:= 0.1.0
+# The one place the version is written; make check (unit-version) checks
+# every other file that names it, scripts/set-version.sh NEW sets them all.
+VERSION		:= $(shell cat $(dir $(lastword $(MAKEFILE_LIST)))VERSION)
 PREFIX		?= /usr/local
 BINDIR		?= $(PREFIX)/bin
 MANDIR		?= $(PREFIX)/share/man
