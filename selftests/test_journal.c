@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -159,6 +161,48 @@ TEST(exited_task_is_not_restored)
 	EXPECT_EQ(0, status);
 	EXPECT_TRUE(task_exited(child));
 	EXPECT_FALSE(task_exited(getpid()));
+}
+
+/*
+ * A thread may name itself with any bytes but NUL, newlines and ')'
+ * included: /proc/<tid>/stat and comm show them raw. Such a task is alive
+ * and restored like any other (a reader stopping at the first newline
+ * once took it for gone and left it boosted).
+ */
+TEST(task_with_hostile_name_is_restored)
+{
+	static const char name[] = "a\n) Z 1\n\x1b[2J\r";
+	struct sched_attr saved = { .size = sizeof(saved) }, applied, cur;
+	char comm[64];
+	int status;
+	pid_t child;
+
+	applied = saved;
+	applied.sched_nice = 5;
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		if (prctl(PR_SET_NAME, name) ||
+		    sched_setattr_tid(0, &applied))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	/* Named and changed once its nice is 5. */
+	do {
+		usleep(1000);
+		ASSERT_EQ(0, sched_getattr_tid(child, &cur));
+	} while (!sched_attr_same(&cur, &applied));
+	task_comm(child, comm, sizeof(comm));
+	EXPECT_STREQ(name, comm);
+	EXPECT_FALSE(task_exited(child));
+	EXPECT_NE(0, task_start_time(child));
+	EXPECT_EQ(0, restore_task(child, comm, task_start_time(child),
+				  &saved, &applied, "test"));
+	ASSERT_EQ(0, sched_getattr_tid(child, &cur));
+	EXPECT_TRUE(sched_attr_same(&cur, &saved));
+	kill(child, SIGKILL);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
 }
 
 TEST_HARNESS_MAIN

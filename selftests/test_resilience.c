@@ -192,6 +192,51 @@ TEST_F_TIMEOUT(starve, sigkill_then_failed_start_restores, 40)
 	EXPECT_NE(0, access(journal_file(tid), F_OK));
 }
 
+/*
+ * A thread name is any 15 bytes but NUL, newlines included, and
+ * /proc/<tid>/stat shows it raw. A reader of that file that stopped at
+ * the first newline took the task for gone and let its boost go without
+ * restoring it: left SCHED_DEADLINE, or raised SCHED_FIFO, untracked.
+ */
+static void hostile_name_restored(struct __test_metadata *_metadata,
+				  FIXTURE_DATA(starve) *self,
+				  const char *mode)
+{
+	struct victim_spec spec = {
+		.proc_name = "stv-proc",
+		.thread_name = "\x1b[2J\npid 1\nx\r",
+		.cpu = self->cpu,
+		.attr = fifo_attr(VICTIM_PRIO),
+		.sleep_ns = 5 * NSEC_PER_MSEC,
+	};
+	struct sched_attr orig = fifo_attr(VICTIM_PRIO);
+	struct victim v;
+	pid_t tid;
+
+	add_victim(_metadata, self, &spec, &v);
+	tid = v.st->tid;
+	if (mode)
+		START(mode, "-t", "0.5", "-d", "2");
+	else
+		START("-t", "0.5", "-d", "2");
+	WAIT_EVENT("boost", tid);
+	WAIT_EVENT("restore", tid);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+	expect_attr(_metadata, tid, &orig);
+	EXPECT_NE(0, access(journal_file(tid), F_OK));
+	victim_stop(&v);
+}
+
+TEST_F_TIMEOUT(starve, hostile_name_restored_deadline, 40)
+{
+	hostile_name_restored(_metadata, self, NULL);
+}
+
+TEST_F_TIMEOUT(starve, hostile_name_restored_fifo, 40)
+{
+	hostile_name_restored(_metadata, self, "-F");
+}
+
 static int count(const char *haystack, const char *needle)
 {
 	int n = 0;

@@ -145,13 +145,6 @@ static struct escalation *find_escalation(const struct booster *b,
 	return NULL;
 }
 
-uint64_t boost_next_runtime(const struct booster *b, uint32_t tid)
-{
-	const struct escalation *e = find_escalation(b, tid);
-
-	return e ? e->runtime_ns : b->p.runtime_ns;
-}
-
 bool boost_take_again(struct booster *b, uint32_t tid)
 {
 	struct escalation *e = find_escalation(b, tid);
@@ -606,7 +599,46 @@ void boost_recover(struct journal *j, const char *run_dir)
 		hrtick_recover(run_dir);
 }
 
-static void finish(struct booster *b, size_t i, const char *why,
+/* Back, gone, or someone else's: a boost may leave the booster. */
+static bool restore_settled(int ret)
+{
+	return !ret || ret == -ESRCH || ret == -EBUSY;
+}
+
+/* Longest wait between two tries of a restore the kernel refused. */
+#define RESTORE_RETRY_MAX_NS	(64 * NSEC_PER_SEC)
+
+/*
+ * The restore of @bo failed and its task is still changed: it stays in
+ * the booster (and so in the journal, in status, and never boosted
+ * again meanwhile), and the restore is tried again, a period later, then
+ * less and less often. Each failure is logged by restore_task().
+ */
+static void restore_later(struct booster *b, struct boost *bo, uint64_t now)
+{
+	bo->retry_ns = bo->retry_ns ? bo->retry_ns * 2 : b->p.period_ns;
+	if (bo->retry_ns > RESTORE_RETRY_MAX_NS)
+		bo->retry_ns = RESTORE_RETRY_MAX_NS;
+	bo->restore_pending = true;
+	bo->next_ns = now + bo->retry_ns;
+}
+
+static void forget(struct booster *b, size_t i)
+{
+	if (b->journal)
+		journal_remove(b->journal, b->v[i].task.tid);
+	b->v[i] = b->v[--b->n];
+	if (!b->n)
+		hrtick_boosting(&b->hrtick, false);
+}
+
+/*
+ * End boost @i: restore its task and log it. False if the restore failed
+ * and the task is still changed: the boost stays (restore_later()), but
+ * not once starvd is stopping, when its journal entry stays for
+ * "starvd --restore" (the unit's ExecStopPost) or the next start.
+ */
+static bool finish(struct booster *b, size_t i, const char *why,
 		   uint64_t now)
 {
 	struct boost *bo = &b->v[i];
@@ -621,10 +653,18 @@ static void finish(struct booster *b, size_t i, const char *why,
 
 	ret = restore_task(bo->task.tid, bo->task.comm, bo->start_time,
 			   &bo->saved, &bo->applied, NULL);
+	if (!restore_settled(ret)) {
+		if (!b->stopping) {
+			restore_later(b, bo, now);
+			return false;
+		}
+		log_err("pid %u (%s) stays in the boost journal of %s: \"starvd --restore\" or the next start puts it back",
+			bo->task.tid, bo->task.comm, b->p.run_dir ?: "starvd");
+		b->v[i] = b->v[--b->n];
+		return true;
+	}
 	/* Sampled right after the restore, from the same files as before. */
 	task_progress(bo->task.tid, &after);
-	if (b->journal)
-		journal_remove(b->journal, bo->task.tid);
 	if (!ret) {
 		d = progress_delta(&bo->before, &after);
 		event_log(&ev);
@@ -635,9 +675,8 @@ static void finish(struct booster *b, size_t i, const char *why,
 		if (d.outcome != OUTCOME_UNKNOWN)
 			note_debt(b, bo, &d, now);
 	}
-	b->v[i] = b->v[--b->n];
-	if (!b->n)
-		hrtick_boosting(&b->hrtick, false);
+	forget(b, i);
+	return true;
 }
 
 /*
@@ -711,14 +750,28 @@ static int fifo_raise(struct boost *bo, uint64_t now, uint64_t runtime)
 	return ret;
 }
 
-/* A boost whose task is gone or was changed by someone else. */
-static void drop(struct booster *b, size_t i)
+/*
+ * A boost that cannot go on (@err: its task is gone, was changed by
+ * someone else, or a step failed). It leaves the booster only once its
+ * task is back, gone or someone else's, which restore_task() finds out
+ * from the kernel, whatever the failed step was: a task left changed is
+ * restored now, or later (restore_later()). False if it stays.
+ */
+static bool drop(struct booster *b, size_t i, int err, uint64_t now)
 {
-	if (b->journal)
-		journal_remove(b->journal, b->v[i].task.tid);
-	b->v[i] = b->v[--b->n];
-	if (!b->n)
-		hrtick_boosting(&b->hrtick, false);
+	struct boost *bo = &b->v[i];
+	int ret = err;
+
+	if (err != -ESRCH && err != -EBUSY)
+		ret = restore_task(bo->task.tid, bo->task.comm, bo->start_time,
+				   &bo->saved, &bo->applied,
+				   "its boost could not go on");
+	if (!restore_settled(ret)) {
+		restore_later(b, bo, now);
+		return false;
+	}
+	forget(b, i);
+	return true;
 }
 
 static int fifo_step(struct booster *b, struct boost *bo, uint64_t now)
@@ -793,28 +846,30 @@ static int check_served(struct booster *b, struct boost *bo, uint64_t now)
 int boost_run(struct booster *b, uint64_t now)
 {
 	size_t i = 0, n = b->n;
+	int ret;
 
 	while (i < b->n) {
 		struct boost *bo = &b->v[i];
+		bool gone = false;
 
-		if (bo->fifo && !bo->raised && now >= bo->end_ns) {
-			finish(b, i, "boost over", now);
-			continue;
-		}
-		if (bo->fifo && now >= bo->next_ns) {
-			if (fifo_step(b, bo, now)) {
-				drop(b, i);
-				continue;
-			}
+		if (bo->restore_pending) {
+			if (now >= bo->next_ns)
+				gone = finish(b, i, "boost over", now);
+		} else if (bo->fifo && !bo->raised && now >= bo->end_ns) {
+			gone = finish(b, i, "boost over", now);
+		} else if (bo->fifo && now >= bo->next_ns) {
+			ret = fifo_step(b, bo, now);
+			if (ret)
+				gone = drop(b, i, ret, now);
 		} else if (!bo->fifo && now >= bo->end_ns) {
-			finish(b, i, "boost over", now);
-			continue;
-		} else if (bo->check_ns && now >= bo->check_ns &&
-			   check_served(b, bo, now)) {
-			drop(b, i);
-			continue;
+			gone = finish(b, i, "boost over", now);
+		} else if (bo->check_ns && now >= bo->check_ns) {
+			ret = check_served(b, bo, now);
+			if (ret)
+				gone = drop(b, i, ret, now);
 		}
-		i++;
+		if (!gone)
+			i++;
 	}
 	return n - b->n + expire_escalations(b, now);
 }
@@ -828,9 +883,12 @@ uint64_t boost_next_event(const struct booster *b)
 		const struct boost *bo = &b->v[i];
 		uint64_t t = bo->fifo ? bo->next_ns : bo->end_ns;
 
-		if (bo->fifo && !bo->raised && bo->end_ns < t)
+		if (bo->restore_pending)
+			t = bo->next_ns;
+		else if (bo->fifo && !bo->raised && bo->end_ns < t)
 			t = bo->end_ns;
-		if (!bo->fifo && bo->check_ns && bo->check_ns < t)
+		if (!bo->restore_pending && !bo->fifo && bo->check_ns &&
+		    bo->check_ns < t)
 			t = bo->check_ns;
 		if (t < next)
 			next = t;

@@ -27,6 +27,8 @@ struct boost {
 	bool fifo;			/* emulation */
 	bool raised;			/* fifo: currently SCHED_FIFO */
 	bool unjournaled;		/* the journal failed: not applied */
+	bool restore_pending;		/* refused: tried again at next_ns */
+	uint64_t retry_ns;		/* then the wait before the next try */
 	int holder_prio;		/* for a switch to the emulation */
 	uint64_t check_ns;		/* deadline: when it must have run */
 	uint64_t period_start_ns;	/* fifo: start of current period */
@@ -129,8 +131,6 @@ uint64_t boost_next_event(const struct booster *b);
 bool boost_take_again(struct booster *b, uint32_t tid);
 /* After each read: a task not waiting then is not boosted at once later. */
 void boost_again_clear(struct booster *b);
-/* The runtime @tid's next boost would get (-r unless escalated). */
-uint64_t boost_next_runtime(const struct booster *b, uint32_t tid);
 /*
  * The booster's part of the status file (status_file.h): the boosts in
  * progress, the boost mode (deadline or fifo) and the escalation fields.

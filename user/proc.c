@@ -25,7 +25,8 @@ const char *task_stat_field(pid_t tid, int n, char *buf, size_t len)
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
-	if (read_line(path, buf, len))
+	/* Whole: a comm may hold newlines, any byte but NUL. */
+	if (read_file(path, buf, len) < 0)
 		return NULL;
 	return stat_field(buf, n);
 }
@@ -41,10 +42,20 @@ uint64_t task_start_time(pid_t tid)
 
 bool task_exited(pid_t tid)
 {
-	char buf[1024];
-	const char *f = task_stat_field(tid, 3, buf, sizeof(buf));
+	char path[64], buf[1024];
+	const char *f;
+	int ret;
 
-	return !f || *f == 'Z' || *f == 'X';
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	ret = read_file(path, buf, sizeof(buf));
+	if (ret < 0)
+		return ret == -ENOENT || ret == -ESRCH;
+	/*
+	 * A line it cannot parse says nothing of an exit: the task is then
+	 * treated as alive, and sched_getattr() tells whether it is gone.
+	 */
+	f = stat_field(buf, 3);
+	return f && (*f == 'Z' || *f == 'X');
 }
 
 bool task_runnable(pid_t tid)
@@ -106,9 +117,17 @@ void task_comm(pid_t tid, char *buf, size_t len)
 {
 	char path[64];
 
+	size_t n;
+
 	snprintf(path, sizeof(path), "/proc/%d/comm", tid);
-	if (read_line(path, buf, len))
+	if (read_file(path, buf, len) < 0) {
 		buf[0] = '\0';
+		return;
+	}
+	/* The kernel's newline only: the name itself may hold some. */
+	n = strlen(buf);
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
 }
 
 int proc_for_each_thread_of(pid_t pid,

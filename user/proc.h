@@ -19,7 +19,10 @@ const char *stat_field(const char *stat, int n);
 const char *task_stat_field(pid_t tid, int n, char *buf, size_t len);
 /* starttime (field 22 of /proc/<tid>/stat): with the tid, an identity. */
 uint64_t task_start_time(pid_t tid);
-/* Gone, or exited and not yet reaped ('Z' or 'X' in /proc/<tid>/stat)? */
+/*
+ * Gone (no /proc/<tid>), or exited and not yet reaped ('Z' or 'X' in its
+ * stat)? False when its stat cannot be parsed: never taken for an exit.
+ */
 bool task_exited(pid_t tid);
 /* Running or runnable ('R' in /proc/<tid>/stat)? */
 bool task_runnable(pid_t tid);

@@ -67,7 +67,7 @@ int parse_int(const char *s, long min, long max, long *out)
 	return 0;
 }
 
-int read_line(const char *path, char *buf, size_t len)
+int read_file(const char *path, char *buf, size_t len)
 {
 	ssize_t n;
 	int fd;
@@ -83,6 +83,15 @@ int read_line(const char *path, char *buf, size_t len)
 	}
 	close(fd);
 	buf[n] = '\0';
+	return n;
+}
+
+int read_line(const char *path, char *buf, size_t len)
+{
+	int n = read_file(path, buf, len);
+
+	if (n < 0)
+		return n;
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
 }

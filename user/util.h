@@ -29,6 +29,12 @@ int parse_ns(const char *s, uint64_t *ns);
 /* Parse a non-negative int within [min, max]. */
 int parse_int(const char *s, long min, long max, long *out);
 
+/*
+ * Read a small file whole, NUL-terminated (at most @len - 1 bytes): its
+ * length, or -errno. For files whose text may hold newlines, as a task's
+ * comm, and so /proc/<tid>/stat, can.
+ */
+int read_file(const char *path, char *buf, size_t len);
 /* Read a small text file (first line, newline stripped); -errno on error. */
 int read_line(const char *path, char *buf, size_t len);
 /* Write a string to a file; -errno on error. */
