@@ -9,12 +9,13 @@
 #include "version.h"
 
 static const char usage_text[] =
-"Usage: starvctl [options] info|cpus|tasks|status|metrics\n"
+"Usage: starvctl [options] info|cpus|tasks|status|metrics|top\n"
 "  info                 backend and clock in use\n"
 "  cpus                 per-CPU waiters, longest wait and the task on the CPU\n"
 "  tasks                tasks that are runnable but not running\n"
 "  status               the running starvd: backend, CPUs, boosts, counters\n"
 "  metrics              Prometheus text format (node_exporter textfile)\n"
+"  top                  live full-screen view of the waits and boosts\n"
 "Options:\n"
 "  -c, --cpu N          only CPU N\n"
 "  -m, --min-wait S     only waits of at least S seconds (decimals allowed)\n"
@@ -23,6 +24,8 @@ static const char usage_text[] =
 "      --bpf-mode MODE  auto, sched_info or tracking\n"
 "      --run-dir DIR    the daemon's --run-dir (default /run/starvd)\n"
 "  -o, --output FILE    metrics: replace FILE atomically instead of stdout\n"
+"  -d, --delay S        top: seconds between refreshes (default 1)\n"
+"      --once           top: print the table once (also when not a tty)\n"
 "  -V, --version, -h, --help\n";
 
 static enum parse_result __attribute__((format(printf, 3, 4)))
@@ -47,11 +50,13 @@ static const struct option ctl_options[] = {
 	{ "bpf-mode", required_argument, NULL, 'B' },
 	{ "run-dir", required_argument, NULL, 'R' },
 	{ "output", required_argument, NULL, 'o' },
+	{ "delay", required_argument, NULL, 'd' },
+	{ "once", no_argument, NULL, '1' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
-static const char ctl_optstring[] = ":c:m:jb:o:Vh";
+static const char ctl_optstring[] = ":c:m:jb:o:d:Vh";
 
 /* The options that take a value: @arg into @c. */
 static enum parse_result parse_value(int opt, const char *arg, int nr_cpus,
@@ -91,6 +96,13 @@ static enum parse_result parse_value(int opt, const char *arg, int nr_cpus,
 	case 'o':
 		c->output = arg;
 		break;
+	case 'd':
+		if (parse_seconds(arg, &c->delay_ns) ||
+		    c->delay_ns < NSEC_PER_SEC / 10)
+			return usage_error(err, len,
+					   "--delay: '%s' is not a number of seconds of at least 0.1",
+					   arg);
+		break;
 	}
 	return PARSE_OK;
 }
@@ -105,6 +117,9 @@ static enum parse_result parse_option(int opt, char **argv, int nr_cpus,
 	switch (opt) {
 	case 'j':
 		c->json = true;
+		return PARSE_OK;
+	case '1':
+		c->once = true;
 		return PARSE_OK;
 	case 'V':
 		printf("starvctl %s\n", STARVD_VERSION);
@@ -123,6 +138,7 @@ static enum parse_result parse_option(int opt, char **argv, int nr_cpus,
 	case 'B':
 	case 'R':
 	case 'o':
+	case 'd':
 		return parse_value(opt, optarg, nr_cpus, c, err, len);
 	default:
 		what = getopt_bad_option(opt, argv, ctl_optstring, name,
@@ -137,7 +153,8 @@ enum parse_result ctl_parse_args(int argc, char **argv, int nr_cpus,
 	enum parse_result ret;
 	int opt;
 
-	*c = (struct ctl) { .cpu = -1, .run_dir = "/run/starvd" };
+	*c = (struct ctl) { .cpu = -1, .run_dir = "/run/starvd",
+			  .delay_ns = NSEC_PER_SEC };
 	optind = 0;	/* 0: see parse_options() */
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ctl_optstring, ctl_options,

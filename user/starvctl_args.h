@@ -17,6 +17,8 @@ struct ctl {
 	uint64_t min_wait_ns;
 	const char *run_dir;	/* the daemon's, for status and metrics */
 	const char *output;	/* metrics: file to replace atomically */
+	uint64_t delay_ns;	/* top: between refreshes */
+	bool once;		/* top: print the table once */
 	const char *command;	/* the one operand; NULL: none or several */
 };
 
