@@ -48,6 +48,17 @@ LDLIBS		+= -lbpf -lelf -lz
 else
 CPPFLAGS	+= -DSTARVD_NO_BPF
 endif
+# ncursesw: starvctl top (user/top.c), linked into starvctl alone.
+# NCURSES=0 (the default for -m32 builds, which have no 32-bit library)
+# builds it without: top then prints its table once.
+NCURSES		?= $(if $(findstring -m32,$(CC) $(CFLAGS)),0,1)
+USER_OBJS	+= top
+ifeq ($(NCURSES),1)
+NCURSES_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags ncursesw 2>/dev/null)
+NCURSES_LIBS	:= $(or $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null),-lncursesw)
+else
+NCURSES_CFLAGS	:= -DSTARVD_NO_NCURSES
+endif
 LIB_OBJS	:= $(USER_OBJS:%=$(O)/user/%.o)
 PROGS		:= $(BIN)/starvd $(BIN)/starvctl
 
@@ -86,6 +97,9 @@ $(O)/user/%.o: user/%.c $(wildcard user/*.h) include/starvd/abi.h \
 		include/starvd/starvd.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c $< -o $@
+
+$(O)/user/top.o: CPPFLAGS += $(NCURSES_CFLAGS)
+$(BIN)/starvctl: LDLIBS += $(NCURSES_LIBS)
 
 $(O)/libstarvd.a: $(LIB_OBJS)
 	$(AR) rcs $@ $^

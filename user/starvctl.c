@@ -21,6 +21,7 @@
 #include "sched_attr.h"
 #include "starvctl_args.h"
 #include "status_file.h"
+#include "top.h"
 #include "util.h"
 #include "version.h"
 
@@ -548,13 +549,15 @@ static int run(int argc, char **argv)
 		break;
 	}
 	if (!c.command)
-		return usage_error("expected one command: info, cpus, tasks, status or metrics");
+		return usage_error("expected one command: info, cpus, tasks, status, metrics or top");
 	if (c.output && strcmp(c.command, "metrics"))
 		return usage_error("--output is for the metrics command");
 	if (!strcmp(c.command, "status"))
 		return cmd_status(&c);
 	if (!strcmp(c.command, "metrics"))
 		return cmd_metrics(&c);
+	if (!strcmp(c.command, "top"))
+		return cmd_top(&c);
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(c.command, commands[i].name))
 			break;
