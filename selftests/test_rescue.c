@@ -35,7 +35,7 @@
  *   On PREEMPT_RT tasklist_lock does not disable preemption, so the loop
  *   preempts the stopping task inside do_notify_parent_cldstop(), holding
  *   tasklist_lock for reading: queued in TASK_STOPPED, never stamped
- *   (DESIGN.md, "Unstamped waits"), and every fork() and exit() on the
+ *   (docs/design.md, "Unstamped waits"), and every fork() and exit() on the
  *   machine waits for it (the writers of tasklist_lock). The wait is a
  *   fork() on CPU 0. Same expectations, and the report says its wait is
  *   a lower bound. fork_waits_for_stopping_task_fifo: the same with the

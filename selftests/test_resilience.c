@@ -166,7 +166,7 @@ TEST_F_TIMEOUT(starve, sigkill_then_task_gone, 40)
 }
 
 /*
- * The restore comes first at start-up (DESIGN.md, "The journal"): a start
+ * The restore comes first at start-up (docs/design.md, "The journal"): a start
  * that then fails, here at its backend (no BTF where it is told to look),
  * has put the victim back all the same.
  */
@@ -460,7 +460,7 @@ static pid_t hold_dl_bandwidth(int *held, int *err)
  * 0's tasks past the threshold. (Their restores once left the bandwidth
  * to the kernel's 0-lag timer, which, after the rebuild that turning RT
  * throttling on does, took it off the test's reservations and let the
- * test's 50 % boost through in the 5.10 guest: DESIGN.md, "Leaving
+ * test's 50 % boost through in the 5.10 guest: docs/design.md, "Leaving
  * SCHED_DEADLINE".) False if boosts were still going on after EVENT_MS.
  */
 static bool boosts_settled(struct daemon_proc *d)
@@ -719,7 +719,7 @@ TEST_F_TIMEOUT(starve, deadline_overrun_becomes_fifo, 60)
  * without it: taking it off then wraps the total below zero, and the
  * kernel refuses every write of sched_rt_runtime_us (EBUSY), CPU hotplug
  * and, with RT throttling on, every SCHED_DEADLINE admission, until the
- * next rebuild (DESIGN.md, "Leaving SCHED_DEADLINE"). starvd's restores
+ * next rebuild (docs/design.md, "Leaving SCHED_DEADLINE"). starvd's restores
  * must leave no bandwidth behind. The boost's 4 s period puts the 0-lag
  * time of a victim that ran its runtime (0.5 s) about 3 s after the
  * restore of a 1 s boost; in that window the test rebuilds, then takes

@@ -686,7 +686,7 @@ static bool finish(struct booster *b, size_t i, const char *why,
  * matters: getting a queued task onto its CPU can take longer than a
  * 20 us runtime (an IPI to a busy CPU, more under virtualisation).
  * Blocked means it ran and is no longer runnable: a task can be queued
- * in a sleeping state (DESIGN.md, "Unstamped waits"), and /proc then
+ * in a sleeping state (docs/design.md, "Unstamped waits"), and /proc then
  * shows it stopped or asleep until it has run. Lowering such a task
  * before it ran left it waiting, escalation after escalation, in the
  * 6.12-rt guest (test_rescue, fork_waits_for_stopping_task: a task

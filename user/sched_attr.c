@@ -39,7 +39,7 @@ int sched_setattr_tid(pid_t tid, const struct sched_attr *attr)
  * refuses every SCHED_DEADLINE admission while RT throttling is on, any
  * write of sched_rt_runtime_us (EBUSY) and CPU hotplug; or, when the
  * total had other reservations, it admits more than it should. Seen on
- * 5.10, 6.12-rt and 6.18 (DESIGN.md, "Leaving SCHED_DEADLINE").
+ * 5.10, 6.12-rt and 6.18 (docs/design.md, "Leaving SCHED_DEADLINE").
  *
  * So the task first gets a reservation below the kernel's bandwidth
  * resolution, 2^-20: the minimum runtime (1 << DL_SCALE ns) of a period

@@ -413,7 +413,7 @@ static int open_resources(struct starvd *d)
 		 * the backend can wait for kernel threads (BPF attachment,
 		 * RCU), and a kernel thread left at a boost's SCHED_DEADLINE
 		 * reservation, throttled after an overrun, may not run again
-		 * for minutes (DESIGN.md, "The journal").
+		 * for minutes (docs/design.md, "The journal").
 		 */
 		boost_recover(&d->journal, d->cfg.run_dir);
 	}

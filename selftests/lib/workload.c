@@ -33,7 +33,7 @@ int rt_throttle_off(long *saved)
  * Turning RT throttling back on fails with EBUSY while SCHED_DEADLINE
  * tasks hold more than it allows (with it off, nothing limits them), or
  * after the kernel's total lost track of the bandwidth of a task that
- * left the class (one killed while boosted; DESIGN.md, "Leaving
+ * left the class (one killed while boosted; docs/design.md, "Leaving
  * SCHED_DEADLINE"): each write rebuilds the total, so the next one
  * passes. Retry for up to 10 s.
  */
