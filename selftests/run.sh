@@ -61,6 +61,7 @@ cleanup() {
 		echo "# restoring kernel.sched_rt_runtime_us=$rt_saved"
 		echo "$rt_saved" > $rt_path
 	fi
+	tmux -L starvd-selftests kill-server 2>/dev/null
 	for pid in $(pidof stv-hog); do
 		echo "# killing leftover busy loop $pid"
 		kill -9 "$pid"
@@ -111,6 +112,9 @@ for suite in $suites; do
 		# kmod/, bpf/ and the ABI header in the kernel's coding style.
 		run_one "unit-style" "$here/style.sh" \
 			CHECKPATCH="$bindir/checkpatch/checkpatch.pl"
+		# The shipped Prometheus rules, with promtool's unit tests.
+		run_one "unit-prometheus-rules" "$here/promtool.sh" \
+			PROMTOOL="$bindir/prometheus/usr/bin/promtool"
 		# The fuzz targets over their seeds and regressions (make fuzz).
 		run_one "unit-fuzz-replay" "$bindir/fuzz_replay" \
 			STARVD_FUZZ_DIR="$here/fuzz" ;;
@@ -137,7 +141,13 @@ for suite in $suites; do
 			STARVD_TEST_BACKEND="$backend"
 		# starvd run as stalld through a link, stalld-style.
 		run_one "stalld-compat-$backend" "$bindir/test_stalld_compat" \
-			STARVD_TEST_BACKEND="$backend" ;;
+			STARVD_TEST_BACKEND="$backend"
+		# starvctl top in tmux, and the shipped alert firing and
+		# resolving on a real Prometheus (test_operator.c).
+		run_one "operator-$backend" "$bindir/test_operator" \
+			STARVD_TEST_BACKEND="$backend" \
+			STARVD_NODE_EXPORTER="$bindir/node-exporter/usr/bin/prometheus-node-exporter" \
+			STARVD_PROMETHEUS="$bindir/prometheus/usr/bin/prometheus" ;;
 	rescue)
 		# test_rescue alone (part of host): the PREEMPT_RT guest.
 		backend=${STARVD_TEST_BACKEND:-bpf}

@@ -146,7 +146,7 @@ static uint64_t proc_ticks(pid_t pid)
 	unsigned long long ut, st;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (read_line(path, buf, sizeof(buf)))
+	if (read_file(path, buf, sizeof(buf)) <= 0)
 		return 0;
 	p = strrchr(buf, ')');	/* comm may hold spaces */
 	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
