@@ -13,6 +13,7 @@ BINDIR		?= $(PREFIX)/bin
 MANDIR		?= $(PREFIX)/share/man
 UNITDIR		?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR	?= /etc
+DATADIR		?= $(PREFIX)/share
 DESTDIR		?=
 
 # BPF=0 builds without the BPF backend (32-bit guests, kernels without BTF).
@@ -186,6 +187,8 @@ install: all
 	install -D -m 0644 systemd/starvd-metrics.timer \
 		$(DESTDIR)$(UNITDIR)/starvd-metrics.timer
 	install -D -m 0644 systemd/starvd.conf $(DESTDIR)$(SYSCONFDIR)/default/starvd
+	install -D -m 0644 contrib/prometheus/starvd-rules.yml \
+		$(DESTDIR)$(DATADIR)/starvd/prometheus/starvd-rules.yml
 
 # For machines switching from stalld (README.md, "Switching from stalld"):
 # the stalld name (a link: starvd then logs as stalld and keeps its state

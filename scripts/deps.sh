@@ -10,6 +10,10 @@ pkgs=(
 	perl	# checkpatch.pl (make check: the kmod/ and bpf/ coding style)
 	strace	# test_cli: starvd pins itself before it loads BPF programs
 	curl	# scraping node_exporter (make check: starvctl metrics)
+	libncurses-dev	# starvctl top
+	tmux	# make check: starvctl top driven as a person would
+	# (prometheus and promtool: selftests/Makefile unpacks Debian's
+	# package, as prometheus-node-exporter: installed, it would start)
 	systemd	# systemd-analyze (make check: the units' sandbox)
 	# libFuzzer and the sanitizers' runtimes for clang (make fuzz):
 	# libclang-rt-14-dev on bookworm, a Recommends of clang's.
