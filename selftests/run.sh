@@ -6,7 +6,8 @@
 # summary itself.
 #
 # Usage: run.sh BINDIR [unit] [host] [rescue] [load]
-#   unit   pure logic and the coding style, no root needed
+#   unit   pure logic, the coding style and the tree's own checks
+#          (selftests/tree-check.py), no root needed
 #   host   real starvation through the backend in $STARVD_TEST_BACKEND
 #          (bpf: each mode of $STARVD_TEST_BPF_MODES), the rescues judged
 #          from outside (test_rescue), the CLI tests and the stalld
@@ -115,6 +116,12 @@ for suite in $suites; do
 		# The shipped Prometheus rules, with promtool's unit tests.
 		run_one "unit-prometheus-rules" "$here/promtool.sh" \
 			PROMTOOL="$bindir/prometheus/usr/bin/promtool"
+		# The tree itself (selftests/tree-check.py): no run history in
+		# any file, every relative Markdown link resolves, the man
+		# pages list exactly the options --help prints, one version.
+		for t in history links man version; do
+			run_one "unit-$t" "$here/tree-check.py" TREE_CHECK="$t"
+		done
 		# The fuzz targets over their seeds and regressions (make fuzz).
 		run_one "unit-fuzz-replay" "$bindir/fuzz_replay" \
 			STARVD_FUZZ_DIR="$here/fuzz" ;;

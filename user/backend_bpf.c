@@ -319,7 +319,7 @@ static int bpf_read_tasks(struct backend *b, const struct read_filter *f,
 /*
  * nr_dropped: tracking mode's table overflows. nr_events stays 0: with
  * nothing attached to the scheduler in sched_info mode there is nothing
- * counting them (see README.md, "How it works").
+ * counting them (see docs/design.md, "The BPF backend and its clock").
  */
 static int bpf_read_counters(struct backend *b, struct starvd_cpu *cpus,
 			     int nr_cpus)

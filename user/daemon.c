@@ -235,7 +235,7 @@ static void set_own_priority(const struct config *cfg)
  * to a busy loop; on 5.10, where freeing a JIT image purges the lazily
  * unmapped kernel areas under a global mutex, the kworker was preempted
  * there holding it, and the next BPF load (the next starvd) waited for
- * it until the loop ended (README, the 5.10 row of the kernel table).
+ * it until the loop ended (docs/kernel-behaviours.md, "JIT images are freed by a kworker").
  */
 int pin_self(const struct config *cfg)
 {

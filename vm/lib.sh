@@ -144,8 +144,8 @@ vm_resolve_bullseye() {
 # compat code). The generic 6.12, whose PREEMPT_RT
 # build runs the whole suite, runs the rescues and the escalation suite
 # (VM_RESCUE_ONLY_GUESTS), and its threadirqs boot (below). Not booted by
-# default, to keep make check within its time (README, "Kernels" says
-# what was run on them): 6.1-rt, 5.10-rt, 5.10-686.
+# default, to keep make check within its time (docs/testing.md, "The guests",
+# says what runs on them): 6.1-rt, 5.10-rt, 5.10-686.
 VM_ALL_GUESTS="6.1 6.12 686 6.12-rt 6.1-rt 5.10 5.10-686 5.10-rt"
 VM_DEFAULT_GUESTS="6.12-rt 5.10 6.12 6.1 686"
 VM_DEFAULT_BPF_GUESTS="6.12-rt 6.1 5.10"
