@@ -137,6 +137,10 @@ static void top_in_tmux(struct __test_metadata *_metadata,
 		       self->d->err);
 	CHECK(wait_screen(tid, "restored, progress: progress", NULL), "no restore of %s with progress shown:\n%s\nstarvd:\n%s",
 		       tid, screen, self->d->err);
+	/* What the operator saw, for the log. */
+	for (char *l = strtok(screen, "\n"); l; l = strtok(NULL, "\n"))
+		printf("# | %s\n", l);
+	capture();
 	EXPECT_TRUE(screen_line("starvd ", "threshold", NULL) ||
 		    screen_line("threshold 1.000 s", NULL, NULL))
 		TH_LOG("%s", screen);
