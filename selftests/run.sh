@@ -103,7 +103,7 @@ cd "$here" || exit 1
 for suite in $suites; do
 	case $suite in
 	unit)
-		for t in options cpuset detect journal escalate event; do
+		for t in options cpuset detect journal escalate event escape; do
 			run_one "unit-$t" "$bindir/test_$t"
 		done
 		# The netlink ABI: the generated header, the module's and the
@@ -145,6 +145,9 @@ for suite in $suites; do
 			run_one "escalation-$backend" "$bindir/test_escalation" \
 				STARVD_TEST_BACKEND="$backend"
 		run_one "privileges-$backend" "$bindir/test_privileges" \
+			STARVD_TEST_BACKEND="$backend"
+		# Hostile thread names through every sink of a real boost.
+		run_one "hostile-names-$backend" "$bindir/test_hostile_names" \
 			STARVD_TEST_BACKEND="$backend"
 		# starvd run as stalld through a link, stalld-style.
 		run_one "stalld-compat-$backend" "$bindir/test_stalld_compat" \

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Events rendered once (user/event.c, user/json.c): every JSON line parses
- * whatever bytes a comm holds, each event carries the task the same way
+ * whatever bytes a comm holds, which both formats escape (escape.h), each event carries the task the same way
  * and the fields user/event.h lists, and the text lines keep the words
  * stalld's scrapers match.
  */
@@ -19,6 +19,13 @@
 
 /* Quote, backslash, newline, DEL, a lone byte, an overlong '/', é. */
 static const char nasty[] = "a\"b\\c\nd\x7f\xff\xc0\xaf\xc3\xa9";
+
+static const char nasty_escaped[] =
+	"a\"b\\x5cc\\x0ad\\x7f\\xff\\xc0\\xaf\\xc3\\xa9";
+/* Printable ASCII: what a text line is made of. */
+static const char printable[] =
+	" !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	"[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~";
 
 static struct starvd_task task(const char *comm)
 {
@@ -124,7 +131,7 @@ TEST(every_byte_of_a_comm_parses)
 {
 	struct starvd_task t;
 	struct json_object *o;
-	char comm[2] = "";
+	char comm[2] = "", want[8];
 	struct event ev = { .kind = EVENT_IGNORED };
 	int c;
 
@@ -134,8 +141,11 @@ TEST(every_byte_of_a_comm_parses)
 		ev.task = t;
 		o = parse(&ev);
 		ASSERT_TRUE(o != NULL) TH_LOG("comm byte 0x%02x", c);
-		EXPECT_STREQ(c < 0x80 ? comm : "\xef\xbf\xbd",
-			     str(o, "comm"));
+		/* The name escaped (escape.h), as in the text lines. */
+		snprintf(want, sizeof(want),
+			 c >= 0x20 && c <= 0x7e && c != '\\' ? "%c" : "\\x%02x",
+			 c);
+		EXPECT_STREQ(want, str(o, "comm"));
 		json_object_put(o);
 	}
 }
@@ -151,8 +161,7 @@ TEST(starving)
 	char text[LOG_TEXT_LEN];
 
 	expect_common(_metadata, o, "starving");
-	EXPECT_STREQ("a\"b\\c\nd\x7f\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xc3\xa9",
-		     str(o, "comm"));
+	EXPECT_STREQ(nasty_escaped, str(o, "comm"));
 	EXPECT_EQ(20004000000LL, num(o, "wait_ns"));
 	EXPECT_EQ(30000000000LL - 20004000000LL, num(o, "wait_start_ns"));
 	EXPECT_EQ(30000000000LL, num(o, "read_time_ns"));
@@ -162,6 +171,12 @@ TEST(starving)
 	EXPECT_STREQ("SCHED_FIFO", str(h, "policy"));
 	EXPECT_EQ(50, num(h, "priority"));
 	json_object_put(o);
+
+	/* The text line: the same escaped name, one line, no escape code. */
+	event_text(&ev, text, sizeof(text));
+	EXPECT_EQ(0, strncmp(text, nasty_escaped, strlen(nasty_escaped)))
+		TH_LOG("%s", text);
+	EXPECT_EQ(strlen(text), strspn(text, printable));
 
 	ev.task = task("kworker/1:2");
 	event_text(&ev, text, sizeof(text));

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "escape.h"
 #include "event.h"
 #include "json.h"
 #include "log.h"
@@ -27,13 +28,13 @@ static void starving_text(const struct event *ev, char *buf, size_t len)
 {
 	const struct starvd_task *t = &ev->task, *h = ev->starving.holder;
 	const char *stack = ev->starving.stack;
-	char behind[96] = "";
+	char behind[128] = "";
 
 	if (h && h->tid)
 		format_holder(h, behind, sizeof(behind));
 	snprintf(buf, len,
 		 "%s-%u starved on CPU %d for %llu seconds (waited %s%.3f s%s%s)%s%s%s",
-		 t->comm, t->tid, t->cpu,
+		 esc_name(t->comm), t->tid, t->cpu,
 		 (unsigned long long)(t->wait_ns / NSEC_PER_SEC),
 		 t->flags & STARVD_TASK_WAIT_LOWER_BOUND ? "at least " : "",
 		 (double)t->wait_ns / NSEC_PER_SEC,
@@ -53,12 +54,12 @@ static void boost_text(const struct event *ev, char *buf, size_t len)
 	if (ev->boost.applied->sched_policy == SCHED_FIFO)
 		snprintf(buf, len,
 			 "boosted pid %u (%s) (cpu %d) using SCHED_FIFO (priority %u for %s every %s, for %s)",
-			 t->tid, t->comm, t->cpu,
+			 t->tid, esc_name(t->comm), t->cpu,
 			 ev->boost.applied->sched_priority, rt, per, dur);
 	else
 		snprintf(buf, len,
 			 "boosted pid %u (%s) (cpu %d) using SCHED_DEADLINE (%s/%s for %s)",
-			 t->tid, t->comm, t->cpu, rt, per, dur);
+			 t->tid, esc_name(t->comm), t->cpu, rt, per, dur);
 }
 
 static void escalate_text(const struct event *ev, char *buf, size_t len)
@@ -71,8 +72,8 @@ static void escalate_text(const struct event *ev, char *buf, size_t len)
 	format_ns(ev->escalate.cap_ns, cap, sizeof(cap));
 	snprintf(buf, len,
 		 "escalating pid %u (%s) (cpu %d): its last boost (%s/%s) ended before it could block; this one gets %s/%s (cap %s)",
-		 ev->task.tid, ev->task.comm, ev->task.cpu, last_rt, per,
-		 now_rt, per, cap);
+		 ev->task.tid, esc_name(ev->task.comm), ev->task.cpu, last_rt,
+		 per, now_rt, per, cap);
 }
 
 static void restore_text(const struct event *ev, char *buf, size_t len)
@@ -90,7 +91,8 @@ static void restore_text(const struct event *ev, char *buf, size_t len)
 			 ", never blocked" : "");
 	sched_attr_format(ev->restore.saved, to, sizeof(to));
 	snprintf(buf, len, "restored pid %u (%s) to %s (%s; %s)",
-		 ev->task.tid, ev->task.comm, to, ev->restore.reason, what);
+		 ev->task.tid, esc_name(ev->task.comm), to, ev->restore.reason,
+		 what);
 }
 
 void event_text(const struct event *ev, char *buf, size_t len)
@@ -106,11 +108,12 @@ void event_text(const struct event *ev, char *buf, size_t len)
 		if (ev->ignored.process)
 			snprintf(buf, len,
 				 "Ignoring the thread %s (spawned by %s) from consideration for boosting",
-				 t->comm, ev->ignored.process);
+				 esc_name(t->comm),
+				 esc_name(ev->ignored.process));
 		else
 			snprintf(buf, len,
 				 "Ignoring the thread %s from consideration for boosting",
-				 t->comm);
+				 esc_name(t->comm));
 		break;
 	case EVENT_BOOST:
 		boost_text(ev, buf, len);
@@ -122,7 +125,7 @@ void event_text(const struct event *ev, char *buf, size_t len)
 		format_ns(ev->deescalate.runtime_ns, rt, sizeof(rt));
 		snprintf(buf, len,
 			 "pid %u (%s) keeps up without boosts: its next boost gets the configured %s again",
-			 t->tid, t->comm, rt);
+			 t->tid, esc_name(t->comm), rt);
 		break;
 	case EVENT_RESTORE:
 		restore_text(ev, buf, len);
@@ -181,7 +184,7 @@ static void kind_json(struct json_object *o, const struct event *ev)
 		json_put_str(o, "list", ev->ignored.process ? "processes" :
 							      "threads");
 		if (ev->ignored.process)
-			json_put_str(o, "process", ev->ignored.process);
+			json_put_name(o, "process", ev->ignored.process);
 		break;
 	case EVENT_BOOST:
 		put_policy(o, ev->boost.applied);

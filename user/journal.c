@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "journal.h"
 #include "util.h"
 
@@ -44,20 +45,22 @@ int journal_format(const struct journal_entry *e, char *buf, size_t len)
 {
 	int n;
 
-	/* comm goes last: it may contain spaces. */
+	/* comm goes last, escaped (escape.h): it may contain anything. */
 	n = snprintf(buf, len,
 		     "starvd-journal 1\ntid %d\nstart %" PRIu64 "\n"
 		     "saved " ATTR_FMT "\napplied " ATTR_FMT "\ncomm %s\n",
 		     e->tid, e->start_time, ATTR_ARGS(e->saved),
-		     ATTR_ARGS(e->applied), e->comm);
+		     ATTR_ARGS(e->applied), esc_name(e->comm));
 	return n < 0 || (size_t)n >= len ? -ENOSPC : n;
 }
 
 /*
  * The parser is strict, for a journal that may be corrupt after a crash:
- * it accepts only what journal_format() writes (a comm cut at 15 bytes
- * aside), every number within its field's range (sscanf() took
- * "tid 4294967297" for pid 1).
+ * it accepts only what journal_format() writes, every number within its
+ * field's range (sscanf() took "tid 4294967297" for pid 1). The comm,
+ * only ever shown, is the exception: unescaped up to its newline (bytes
+ * outside an escape kept as they are, as an older starvd wrote them) and
+ * cut at 15 bytes, so that no name can cost a task its restore.
  */
 static const char *expect(const char *p, const char *text)
 {
@@ -122,6 +125,7 @@ static const char *parse_attr(const char *p, struct sched_attr *a)
 int journal_parse(const char *buf, struct journal_entry *e)
 {
 	const char *p;
+	size_t comm_len;
 	uint64_t tid;
 
 	memset(e, 0, sizeof(*e));
@@ -133,7 +137,10 @@ int journal_parse(const char *buf, struct journal_entry *e)
 	if (!p)
 		return -EINVAL;
 	e->tid = tid;
-	snprintf(e->comm, sizeof(e->comm), "%.*s", (int)strcspn(p, "\n"), p);
+	comm_len = strcspn(p, "\n");
+	/* Too long (not written by journal_format()): its first bytes. */
+	while (str_unescape(p, comm_len, e->comm, sizeof(e->comm)) < 0)
+		comm_len--;
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <string.h>
 
+#include "escape.h"
 #include "json.h"
 #include "sched_attr.h"
 
@@ -91,6 +92,11 @@ void json_put_str(struct json_object *o, const char *key, const char *s)
 	json_put(o, key, json_text(s));
 }
 
+void json_put_name(struct json_object *o, const char *key, const char *name)
+{
+	json_put(o, key, json_object_new_string(esc_name(name)));
+}
+
 void json_put_bool(struct json_object *o, const char *key, int v)
 {
 	json_put(o, key, json_object_new_boolean(!!v));
@@ -100,7 +106,7 @@ void json_put_task(struct json_object *o, const struct starvd_task *t)
 {
 	json_put_u64(o, "tid", t->tid);
 	json_put_u64(o, "tgid", t->tgid);
-	json_put_str(o, "comm", t->comm);
+	json_put_name(o, "comm", t->comm);
 	json_put_int(o, "cpu", t->cpu);
 	json_put_str(o, "policy", policy_name(t->policy));
 	json_put_int(o, "priority", prio_to_user(t->policy, t->prio));

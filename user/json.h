@@ -2,9 +2,12 @@
 /*
  * JSON output (event lines, starvctl --json), built with json-c. json-c
  * escapes quotes, backslashes and control characters but copies other
- * bytes as they are, and a comm is any 15 bytes a task chose: every
- * string from the kernel goes through json_text(), which makes it valid
- * UTF-8 first, so every line starvd prints parses.
+ * bytes as they are, and a comm is any 15 bytes a task chose. A name
+ * (comm, a process's comm) goes through json_put_name(): the escaped
+ * text of escape.h, the same string as in the text lines, ASCII, and
+ * lossless ("\\x0a" in the JSON text is the name's newline). Any other
+ * string goes through json_text(), which makes it valid UTF-8 first, so
+ * every line starvd prints parses.
  */
 #ifndef STARVD_JSON_H
 #define STARVD_JSON_H
@@ -31,6 +34,8 @@ void json_put_u64(struct json_object *o, const char *key, uint64_t v);
 void json_put_int(struct json_object *o, const char *key, int64_t v);
 void json_put_str(struct json_object *o, const char *key, const char *s);
 void json_put_bool(struct json_object *o, const char *key, int v);
+/* A task's or process's name, escaped (escape.h). */
+void json_put_name(struct json_object *o, const char *key, const char *name);
 /*
  * Who a task is, the same in every object that names one: tid, tgid,
  * comm, cpu, policy (name) and priority (the user's value: RT priority,

@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "log.h"
 #include "sched_attr.h"
 
@@ -386,11 +387,24 @@ void log_reopen(void)
 	atomic_store(&q.reopen, true);
 }
 
+/*
+ * @text as one line of printable ASCII in @l: names come escaped
+ * (escape.h), and this net escapes what any other text could still hold
+ * (a control byte, a byte past ASCII) the same way, so that no line
+ * breaks in two or sends an escape sequence to a terminal.
+ */
+static void set_text(struct log_line *l, const char *text)
+{
+	str_escape_ctl(text, l->text, sizeof(l->text));
+}
+
 static void vlog(int prio, const char *fmt, va_list ap)
 {
 	struct log_line l = { .prio = prio };
+	char text[LOG_TEXT_LEN];
 
-	vsnprintf(l.text, sizeof(l.text), fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	set_text(&l, text);
 	emit_line(&l);
 }
 
@@ -421,7 +435,7 @@ void log_event(const char *text, const char *json)
 {
 	struct log_line l = { .prio = LOG_INFO, .event = true };
 
-	snprintf(l.text, sizeof(l.text), "%s", text);
+	set_text(&l, text);
 	if (cfg.json)
 		snprintf(l.json, sizeof(l.json), "%s", json);
 	emit_line(&l);

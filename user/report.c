@@ -6,6 +6,7 @@
 
 #include "backend.h"
 #include "cpuset.h"
+#include "escape.h"
 #include "event.h"
 #include "log.h"
 #include "report.h"
@@ -17,11 +18,11 @@ void format_holder(const struct starvd_task *h, char *buf, size_t len)
 	int uprio = prio_to_user(h->policy, h->prio);
 
 	if (h->policy == SCHED_FIFO || h->policy == SCHED_RR)
-		snprintf(buf, len, "%s-%u, %s %d", h->comm, h->tid,
+		snprintf(buf, len, "%s-%u, %s %d", esc_name(h->comm), h->tid,
 			 policy_name(h->policy), uprio);
 	else
-		snprintf(buf, len, "%s-%u, %s nice %d", h->comm, h->tid,
-			 policy_name(h->policy), uprio);
+		snprintf(buf, len, "%s-%u, %s nice %d", esc_name(h->comm),
+			 h->tid, policy_name(h->policy), uprio);
 }
 
 /* The kernel stack of @tid on one line ("a <- b <- c"), if readable. */

@@ -37,7 +37,7 @@ struct cpuset;
 void report_check(const struct task_list *l, int nr_cpus,
 		  const struct cpuset *cpus);
 
-/* "dpdk-worker-4051, SCHED_FIFO 50" */
+/* "dpdk-worker-4051, SCHED_FIFO 50", the name escaped (escape.h) */
 void format_holder(const struct starvd_task *h, char *buf, size_t len);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "backend.h"
 #include "cpuset.h"
+#include "escape.h"
 #include "json.h"
 #include "log.h"
 #include "metrics.h"
@@ -114,7 +115,8 @@ static int cmd_tasks(const struct ctl *c, struct backend *b,
 			 (double)t->wait_ns / NSEC_PER_SEC);
 		printf("%7u %7u %4d %-14s %5d %12s  %s\n", t->tid, t->tgid,
 		       t->cpu, policy_name(t->policy),
-		       prio_to_user(t->policy, t->prio), waited, t->comm);
+		       prio_to_user(t->policy, t->prio), waited,
+		       esc_name(t->comm));
 	}
 	return c->json ? print_json(o) : 0;
 }
@@ -139,7 +141,7 @@ static int cmd_cpus(const struct ctl *c, struct backend *b,
 	struct starvd_cpu *cpus = calloc(b->nr_cpus, sizeof(*cpus));
 	struct json_object *o = NULL, *arr = NULL;
 	struct cpuset online;
-	char holder[96];
+	char holder[128];
 	int i, ret;
 
 	if (!cpus)
@@ -290,7 +292,7 @@ static struct json_object *boosting_json(const struct daemon_status *s,
 		if (!o)
 			break;
 		json_put_u64(o, "tid", b->tid);
-		json_put_str(o, "comm", b->comm);
+		json_put_name(o, "comm", b->comm);
 		json_put_int(o, "cpu", b->cpu);
 		json_put_str(o, "policy", b->policy);
 		json_put_u64(o, "remaining_ns",
@@ -317,7 +319,7 @@ static struct json_object *escalation_json(const struct daemon_status *s)
 		if (!e)
 			break;
 		json_put_u64(e, "tid", s->escalated[i].tid);
-		json_put_str(e, "comm", s->escalated[i].comm);
+		json_put_name(e, "comm", s->escalated[i].comm);
 		json_put_int(e, "cpu", s->escalated[i].cpu);
 		json_put_u64(e, "runtime_ns", s->escalated[i].runtime_ns);
 		json_object_array_add(arr, e);
@@ -373,7 +375,8 @@ static void escalation_text(const struct daemon_status *s)
 		const struct escalated_info *e = &s->escalated[i];
 
 		format_ns(e->runtime_ns, rt, sizeof(rt));
-		printf("%7u %4d %-15s  %s\n", e->tid, e->cpu, rt, e->comm);
+		printf("%7u %4d %-15s  %s\n", e->tid, e->cpu, rt,
+		       esc_name(e->comm));
 	}
 }
 
@@ -423,7 +426,7 @@ static void status_text(const struct daemon_status *s, uint64_t now)
 		printf("%7u %4d %-15s %9.3f  %s\n", b->tid, b->cpu, b->policy,
 		       b->end_ns > now ?
 		       (double)(b->end_ns - now) / NSEC_PER_SEC : 0.0,
-		       b->comm);
+		       esc_name(b->comm));
 	}
 }
 

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,50 +10,119 @@
 #include <unistd.h>
 
 #include "cpuset.h"
+#include "escape.h"
+#include "json.h"
 #include "status_file.h"
 #include "util.h"
 
-#define STATE_MAGIC	"starvd-state 1"
+/*
+ * The file is one JSON object (json-c writes and parses it), so that no
+ * name in it can make a line or a field of its own: a comm is a JSON
+ * string holding the escaped name (escape.h), unescaped when read.
+ * "starvd_state" is the format's version (1 was a text format).
+ */
+#define STATE_FORMAT	2
 #define STATE_MAX_SIZE	(1 << 20)
 /* The daemon never has more (found by fuzzing: per-CPU loops took ages). */
 #define STATE_MAX_CPUS	STARVD_MAX_CPUS
 
+/* An object for each CPU with something to count. */
+static struct json_object *cpus_json(const struct daemon_status *s)
+{
+	struct json_object *arr = json_object_new_array(), *o;
+	int i;
+
+	for (i = 0; arr && i < s->nr_cpus; i++) {
+		const struct cpu_stats *c = &s->cpu[i];
+
+		if (!c->starving && !c->boosts && !c->failures)
+			continue;
+		o = json_object_new_object();
+		if (!o)
+			break;
+		json_put_int(o, "cpu", i);
+		json_put_u64(o, "starving", c->starving);
+		json_put_u64(o, "boosts", c->boosts);
+		json_put_u64(o, "failures", c->failures);
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static struct json_object *boosting_json(const struct daemon_status *s)
+{
+	struct json_object *arr = json_object_new_array(), *o;
+	size_t i;
+
+	for (i = 0; arr && i < s->nr_boosting; i++) {
+		const struct boost_info *b = &s->boosting[i];
+
+		o = json_object_new_object();
+		if (!o)
+			break;
+		json_put_u64(o, "tid", b->tid);
+		json_put_int(o, "cpu", b->cpu);
+		json_put_str(o, "policy", b->policy);
+		json_put_u64(o, "start_ns", b->start_ns);
+		json_put_u64(o, "end_ns", b->end_ns);
+		json_put_name(o, "comm", b->comm);
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static struct json_object *escalated_json(const struct daemon_status *s)
+{
+	struct json_object *arr = json_object_new_array(), *o;
+	size_t i;
+
+	for (i = 0; arr && i < s->nr_escalated; i++) {
+		const struct escalated_info *e = &s->escalated[i];
+
+		o = json_object_new_object();
+		if (!o)
+			break;
+		json_put_u64(o, "tid", e->tid);
+		json_put_int(o, "cpu", e->cpu);
+		json_put_u64(o, "runtime_ns", e->runtime_ns);
+		json_put_name(o, "comm", e->comm);
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
 static void fill_state(FILE *f, const void *arg)
 {
 	const struct daemon_status *s = arg;
-	size_t i;
+	struct json_object *o = json_object_new_object();
+	const char *text;
 
-	fprintf(f, STATE_MAGIC "\npid %d\nstart_time %" PRIu64 "\n"
-		"updated_ns %" PRIu64 "\nversion %s\nbackend %s\ncpus %s\n"
-		"boost_mode %s\nthreshold_ns %" PRIu64 "\n"
-		"boost_params %" PRIu64 " %" PRIu64 " %" PRIu64 "\n"
-		"nr_cpus %d\n",
-		(int)s->pid, s->start_time, s->updated_ns, s->version,
-		s->backend, s->cpus, s->boost_mode, s->threshold_ns,
-		s->runtime_ns, s->period_ns, s->duration_ns, s->nr_cpus);
-	fprintf(f, "escalation %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
-		s->cap_ns, s->nr_escalations, s->max_runtime_ns);
-	for (i = 0; i < (size_t)s->nr_cpus; i++) {
-		const struct cpu_stats *c = &s->cpu[i];
-
-		if (c->starving || c->boosts || c->failures)
-			fprintf(f, "cpu %zu %" PRIu64 " %" PRIu64 " %" PRIu64
-				"\n", i, c->starving, c->boosts, c->failures);
-	}
-	/* comm goes last: it may contain spaces. */
-	for (i = 0; i < s->nr_boosting; i++) {
-		const struct boost_info *b = &s->boosting[i];
-
-		fprintf(f, "boosting %" PRIu32 " %d %s %" PRIu64 " %" PRIu64
-			" %s\n", b->tid, b->cpu, b->policy, b->start_ns,
-			b->end_ns, b->comm);
-	}
-	for (i = 0; i < s->nr_escalated; i++) {
-		const struct escalated_info *e = &s->escalated[i];
-
-		fprintf(f, "escalated %" PRIu32 " %d %" PRIu64 " %s\n",
-			e->tid, e->cpu, e->runtime_ns, e->comm);
-	}
+	if (!o)
+		return;
+	json_put_int(o, "starvd_state", STATE_FORMAT);
+	json_put_int(o, "pid", s->pid);
+	json_put_u64(o, "start_time", s->start_time);
+	json_put_u64(o, "updated_ns", s->updated_ns);
+	json_put_str(o, "version", s->version);
+	json_put_str(o, "backend", s->backend);
+	json_put_str(o, "cpus", s->cpus);
+	json_put_str(o, "boost_mode", s->boost_mode);
+	json_put_u64(o, "threshold_ns", s->threshold_ns);
+	json_put_u64(o, "runtime_ns", s->runtime_ns);
+	json_put_u64(o, "period_ns", s->period_ns);
+	json_put_u64(o, "duration_ns", s->duration_ns);
+	json_put_u64(o, "cap_ns", s->cap_ns);
+	json_put_u64(o, "nr_escalations", s->nr_escalations);
+	json_put_u64(o, "max_runtime_ns", s->max_runtime_ns);
+	json_put_int(o, "nr_cpus", s->nr_cpus);
+	json_put(o, "cpu", cpus_json(s));
+	json_put(o, "boosting", boosting_json(s));
+	json_put(o, "escalated", escalated_json(s));
+	text = json_line(o);
+	/* A file cut short does not parse: starvctl then says so. */
+	if (text)
+		fprintf(f, "%s\n", text);
+	json_object_put(o);
 }
 
 int status_file_write(const char *path, const struct daemon_status *s)
@@ -60,105 +130,220 @@ int status_file_write(const char *path, const struct daemon_status *s)
 	return write_file_atomic(path, fill_state, s);
 }
 
-/* "key rest-of-line": copy the rest (bounded) if the key matches. */
-static bool text_field(const char *line, const char *key, char *buf,
-		       size_t len)
+/*
+ * The parser is strict: every field of its JSON type, every number in
+ * its range, every string in its buffer (none is cut), or -EINVAL.
+ */
+static bool get_u64(struct json_object *o, const char *key, uint64_t max,
+		    uint64_t *v)
 {
-	size_t k = strlen(key);
+	struct json_object *x;
 
-	if (strncmp(line, key, k) || line[k] != ' ')
+	if (!json_object_object_get_ex(o, key, &x) ||
+	    !json_object_is_type(x, json_type_int) ||
+	    json_object_get_int64(x) < 0)
 		return false;
-	snprintf(buf, len, "%s", line + k + 1);
+	*v = json_object_get_uint64(x);
+	return *v <= max;
+}
+
+static bool get_int(struct json_object *o, const char *key, int min, int max,
+		    int *v)
+{
+	struct json_object *x;
+	int64_t n;
+
+	if (!json_object_object_get_ex(o, key, &x) ||
+	    !json_object_is_type(x, json_type_int))
+		return false;
+	n = json_object_get_int64(x);
+	if (n < min || n > max)
+		return false;
+	*v = n;
 	return true;
 }
 
-static int parse_line(char *line, struct daemon_status *s, size_t *cap,
-		      size_t *ecap)
+static bool get_u32(struct json_object *o, const char *key, uint32_t *v)
 {
-	struct escalated_info e = { 0 };
-	struct boost_info b = { 0 };
-	unsigned long long a, c, d;
-	int cpu, n = 0;
+	uint64_t n;
 
-	if (text_field(line, "version", s->version, sizeof(s->version)) ||
-	    text_field(line, "backend", s->backend, sizeof(s->backend)) ||
-	    text_field(line, "cpus", s->cpus, sizeof(s->cpus)) ||
-	    text_field(line, "boost_mode", s->boost_mode,
-		       sizeof(s->boost_mode)))
-		return 0;
-	if (sscanf(line, "pid %d%n", &s->pid, &n) == 1 && !line[n])
-		return s->pid > 0 ? 0 : -EINVAL;
-	if (sscanf(line, "start_time %" SCNu64 "%n", &s->start_time, &n) == 1 &&
-	    !line[n])
-		return 0;
-	if (sscanf(line, "updated_ns %" SCNu64 "%n", &s->updated_ns, &n) == 1 &&
-	    !line[n])
-		return 0;
-	if (sscanf(line, "threshold_ns %" SCNu64 "%n", &s->threshold_ns,
-		   &n) == 1 && !line[n])
-		return 0;
-	if (sscanf(line, "boost_params %" SCNu64 " %" SCNu64 " %" SCNu64 "%n",
-		   &s->runtime_ns, &s->period_ns, &s->duration_ns, &n) == 3 &&
-	    !line[n])
-		return 0;
-	if (sscanf(line, "escalation %" SCNu64 " %" SCNu64 " %" SCNu64 "%n",
-		   &s->cap_ns, &s->nr_escalations, &s->max_runtime_ns,
-		   &n) == 3 && !line[n])
-		return 0;
-	if (sscanf(line, "escalated %" SCNu32 " %d %" SCNu64 " %n", &e.tid,
-		   &e.cpu, &e.runtime_ns, &n) == 3 && n) {
-		snprintf(e.comm, sizeof(e.comm), "%s", line + n);
-		grow_array((void **)&s->escalated, ecap, s->nr_escalated + 1,
-			   sizeof(*s->escalated));
-		s->escalated[s->nr_escalated++] = e;
-		return 0;
-	}
-	if (sscanf(line, "nr_cpus %d%n", &cpu, &n) == 1 && !line[n]) {
-		if (s->cpu || cpu <= 0 || cpu > STATE_MAX_CPUS)
+	if (!get_u64(o, key, UINT32_MAX, &n))
+		return false;
+	*v = n;
+	return true;
+}
+
+static bool get_str(struct json_object *o, const char *key, char *buf,
+		    size_t len)
+{
+	struct json_object *x;
+	int n;
+
+	if (!json_object_object_get_ex(o, key, &x) ||
+	    !json_object_is_type(x, json_type_string))
+		return false;
+	n = json_object_get_string_len(x);
+	if ((size_t)n >= len || memchr(json_object_get_string(x), '\0', n))
+		return false;
+	memcpy(buf, json_object_get_string(x), n + 1);
+	return true;
+}
+
+/* A name as fill_state() writes it: escaped, 15 bytes once unescaped. */
+static bool get_name(struct json_object *o, const char *key, char *buf,
+		     size_t len)
+{
+	char esc[ESC_NAME_LEN];
+
+	return get_str(o, key, esc, sizeof(esc)) &&
+	       str_unescape(esc, strlen(esc), buf, len) >= 0;
+}
+
+/* @key's array (of at most @max elements), NULL if missing or not one. */
+static struct json_object *get_array(struct json_object *o, const char *key,
+				     size_t max, size_t *n)
+{
+	struct json_object *x;
+
+	if (!json_object_object_get_ex(o, key, &x) ||
+	    !json_object_is_type(x, json_type_array))
+		return NULL;
+	*n = json_object_array_length(x);
+	return *n <= max ? x : NULL;
+}
+
+static int parse_cpus(struct json_object *o, struct daemon_status *s)
+{
+	struct json_object *arr, *c;
+	struct cpu_stats st;
+	size_t i, n;
+	int cpu;
+
+	arr = get_array(o, "cpu", s->nr_cpus, &n);
+	if (!arr)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		c = json_object_array_get_idx(arr, i);
+		if (!get_int(c, "cpu", 0, s->nr_cpus - 1, &cpu) ||
+		    !get_u64(c, "starving", UINT64_MAX, &st.starving) ||
+		    !get_u64(c, "boosts", UINT64_MAX, &st.boosts) ||
+		    !get_u64(c, "failures", UINT64_MAX, &st.failures))
 			return -EINVAL;
-		s->cpu = calloc(cpu, sizeof(*s->cpu));
-		if (!s->cpu)
-			return -ENOMEM;
-		s->nr_cpus = cpu;
-		return 0;
+		s->cpu[cpu] = st;
 	}
-	if (sscanf(line, "cpu %d %llu %llu %llu%n", &cpu, &a, &c, &d, &n) == 4 &&
-	    !line[n]) {
-		if (cpu < 0 || cpu >= s->nr_cpus)
+	return 0;
+}
+
+static int parse_boosting(struct json_object *o, struct daemon_status *s)
+{
+	struct json_object *arr, *x;
+	struct boost_info *b;
+	size_t i, n;
+
+	arr = get_array(o, "boosting", STATE_MAX_SIZE, &n);
+	if (!arr)
+		return -EINVAL;
+	if (!n)
+		return 0;
+	s->boosting = calloc(n, sizeof(*s->boosting));
+	if (!s->boosting)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		x = json_object_array_get_idx(arr, i);
+		b = &s->boosting[i];
+		if (!get_u32(x, "tid", &b->tid) ||
+		    !get_int(x, "cpu", -1, STATE_MAX_CPUS - 1, &b->cpu) ||
+		    !get_str(x, "policy", b->policy, sizeof(b->policy)) ||
+		    !get_u64(x, "start_ns", UINT64_MAX, &b->start_ns) ||
+		    !get_u64(x, "end_ns", UINT64_MAX, &b->end_ns) ||
+		    !get_name(x, "comm", b->comm, sizeof(b->comm)))
 			return -EINVAL;
-		s->cpu[cpu] = (struct cpu_stats) { a, c, d };
-		return 0;
+		s->nr_boosting++;
 	}
-	if (sscanf(line, "boosting %" SCNu32 " %d %15s %" SCNu64 " %" SCNu64
-		   " %n", &b.tid, &b.cpu, b.policy, &b.start_ns, &b.end_ns,
-		   &n) == 5 && n) {
-		snprintf(b.comm, sizeof(b.comm), "%s", line + n);
-		grow_array((void **)&s->boosting, cap, s->nr_boosting + 1,
-			   sizeof(*s->boosting));
-		s->boosting[s->nr_boosting++] = b;
+	return 0;
+}
+
+static int parse_escalated(struct json_object *o, struct daemon_status *s)
+{
+	struct json_object *arr, *x;
+	struct escalated_info *e;
+	size_t i, n;
+
+	arr = get_array(o, "escalated", STATE_MAX_SIZE, &n);
+	if (!arr)
+		return -EINVAL;
+	if (!n)
 		return 0;
+	s->escalated = calloc(n, sizeof(*s->escalated));
+	if (!s->escalated)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		x = json_object_array_get_idx(arr, i);
+		e = &s->escalated[i];
+		if (!get_u32(x, "tid", &e->tid) ||
+		    !get_int(x, "cpu", -1, STATE_MAX_CPUS - 1, &e->cpu) ||
+		    !get_u64(x, "runtime_ns", UINT64_MAX, &e->runtime_ns) ||
+		    !get_name(x, "comm", e->comm, sizeof(e->comm)))
+			return -EINVAL;
+		s->nr_escalated++;
 	}
-	return -EINVAL;
+	return 0;
+}
+
+static int parse_object(struct json_object *o, struct daemon_status *s)
+{
+	int format, pid;
+	int ret;
+
+	if (!get_int(o, "starvd_state", STATE_FORMAT, STATE_FORMAT, &format) ||
+	    !get_int(o, "pid", 1, INT_MAX, &pid) ||
+	    !get_u64(o, "start_time", UINT64_MAX, &s->start_time) ||
+	    !get_u64(o, "updated_ns", UINT64_MAX, &s->updated_ns) ||
+	    !get_str(o, "version", s->version, sizeof(s->version)) ||
+	    !get_str(o, "backend", s->backend, sizeof(s->backend)) ||
+	    !s->backend[0] ||
+	    !get_str(o, "cpus", s->cpus, sizeof(s->cpus)) ||
+	    !get_str(o, "boost_mode", s->boost_mode, sizeof(s->boost_mode)) ||
+	    !get_u64(o, "threshold_ns", UINT64_MAX, &s->threshold_ns) ||
+	    !get_u64(o, "runtime_ns", UINT64_MAX, &s->runtime_ns) ||
+	    !get_u64(o, "period_ns", UINT64_MAX, &s->period_ns) ||
+	    !get_u64(o, "duration_ns", UINT64_MAX, &s->duration_ns) ||
+	    !get_u64(o, "cap_ns", UINT64_MAX, &s->cap_ns) ||
+	    !get_u64(o, "nr_escalations", UINT64_MAX, &s->nr_escalations) ||
+	    !get_u64(o, "max_runtime_ns", UINT64_MAX, &s->max_runtime_ns) ||
+	    !get_int(o, "nr_cpus", 1, STATE_MAX_CPUS, &s->nr_cpus))
+		return -EINVAL;
+	s->pid = pid;
+	s->cpu = calloc(s->nr_cpus, sizeof(*s->cpu));
+	if (!s->cpu)
+		return -ENOMEM;
+	ret = parse_cpus(o, s);
+	if (!ret)
+		ret = parse_boosting(o, s);
+	if (!ret)
+		ret = parse_escalated(o, s);
+	return ret;
 }
 
 int status_file_parse(const char *buf, struct daemon_status *s)
 {
-	char *copy, *line, *save = NULL;
-	size_t cap = 0, ecap = 0;
-	int ret = 0;
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *o = NULL;
+	size_t len = strlen(buf);
+	int ret = -EINVAL;
 
 	memset(s, 0, sizeof(*s));
-	if (strncmp(buf, STATE_MAGIC "\n", strlen(STATE_MAGIC) + 1))
-		return -EINVAL;
-	copy = strdup(buf + strlen(STATE_MAGIC) + 1);
-	if (!copy)
+	if (!tok)
 		return -ENOMEM;
-	for (line = strtok_r(copy, "\n", &save); line && !ret;
-	     line = strtok_r(NULL, "\n", &save))
-		ret = parse_line(line, s, &cap, &ecap);
-	free(copy);
-	if (!ret && (!s->pid || !s->nr_cpus || !s->backend[0]))
-		ret = -EINVAL;
+	if (len <= STATE_MAX_SIZE)
+		o = json_tokener_parse_ex(tok, buf, len);
+	/* One object, then nothing but white space. */
+	if (o && json_object_is_type(o, json_type_object) &&
+	    !buf[json_tokener_get_parse_end(tok) +
+		 strspn(buf + json_tokener_get_parse_end(tok), " \t\r\n")])
+		ret = parse_object(o, s);
+	json_object_put(o);
+	json_tokener_free(tok);
 	if (ret)
 		status_file_free(s);
 	return ret;

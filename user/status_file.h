@@ -4,9 +4,13 @@
  * and metrics, <run-dir>/state (that name on disk is kept, for starvctl
  * of other releases). In the code "status" means this file; "state" is a
  * task's in a record (abi.h) and the BPF programs' (prog_state). A small
- * text file the daemon rewrites (atomic rename) whenever a counter or a
- * boost changes and removes when it exits. Not fsync'd: it describes a
- * running daemon and means nothing after a reboot.
+ * JSON object (json-c: no thread name can forge a field of it) the daemon
+ * rewrites (atomic rename) whenever a counter or a boost changes and
+ * removes when it exits. Not fsync'd: it describes a running daemon and
+ * means nothing after a reboot.
+ *
+ * The comm fields hold a task's name as the kernel has it, any bytes:
+ * escape it (escape.h's esc_name()) to print it.
  */
 #ifndef STARVD_STATUS_FILE_H
 #define STARVD_STATUS_FILE_H
@@ -64,7 +68,7 @@ struct daemon_status {
 int status_file_write(const char *path, const struct daemon_status *s);
 /*
  * Parse a status file's text; fills @s (status_file_free() it); -EINVAL
- * if bad.
+ * if bad (a text status file of starvd 0.1.0 included).
  */
 int status_file_parse(const char *buf, struct daemon_status *s);
 /* Read and parse @path; -errno (-ENOENT: no daemon wrote one). */

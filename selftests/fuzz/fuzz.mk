@@ -12,7 +12,8 @@ FUZZ_SECONDS	?= 60
 FUZZ_CC		?= clang
 # The user/ code the targets reach, compiled in with the instrumentation.
 FUZZ_USER	:= $(addprefix ../user/,$(addsuffix .c,options starvctl_args \
-		   cpuset util journal status_file metrics json sched_attr))
+		   cpuset util journal status_file metrics json sched_attr \
+		   escape))
 FUZZ_DEPS	:= $(FUZZ_USER) $(wildcard ../user/*.h) fuzz/fuzz.h
 FZ		:= $(O)/fuzz
 REPLAY_O	:= $(B)/fuzz-replay
