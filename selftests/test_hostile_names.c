@@ -138,12 +138,24 @@ static void read_all(const char *path, char *buf, size_t len)
 		close(fd);
 }
 
+/* @text is one JSON object whose array @key names @tid @esc. */
+static void expect_json_comm(struct __test_metadata *_metadata,
+			     const char *text, const char *key, pid_t tid,
+			     const char *esc)
+{
+	struct json_object *o = parse_strict(text, strlen(text));
+
+	EXPECT_TRUE(o != NULL) TH_LOG("%s", text);
+	EXPECT_STREQ(esc, (o ? comm_in(o, key, tid) : NULL) ?: "(none)")
+		TH_LOG("%s", text);
+	json_object_put(o);
+}
+
 /* starvctl tasks, text and JSON: the victim waits behind the loop. */
 static void check_tasks(struct __test_metadata *_metadata, pid_t tid,
 			const char *esc)
 {
 	char out[65536], who[32];
-	struct json_object *o;
 
 	ASSERT_EQ(0, RUN(out, bin_path("starvctl"), "-b", test_backend(),
 			 "tasks")) TH_LOG("%s", out);
@@ -151,10 +163,7 @@ static void check_tasks(struct __test_metadata *_metadata, pid_t tid,
 	expect_named(_metadata, "starvctl tasks", out, who, esc);
 	ASSERT_EQ(0, RUN(out, bin_path("starvctl"), "-b", test_backend(),
 			 "tasks", "--json")) TH_LOG("%s", out);
-	o = parse_strict(out, strlen(out));
-	ASSERT_TRUE(o != NULL) TH_LOG("%s", out);
-	EXPECT_STREQ(esc, comm_in(o, "tasks", tid) ?: "(none)");
-	json_object_put(o);
+	expect_json_comm(_metadata, out, "tasks", tid, esc);
 }
 
 /* The state file (JSON, the name escaped) and starvctl status. */
@@ -163,15 +172,11 @@ static void check_status(struct __test_metadata *_metadata, pid_t tid,
 {
 	char out[65536], who[32];
 	struct daemon_status s;
-	struct json_object *o;
 	size_t i;
 
 	read_all(TEST_RUN_DIR "/" STATUS_FILE, out, sizeof(out));
 	EXPECT_TRUE(printable(out)) TH_LOG("state: %s", out);
-	o = parse_strict(out, strlen(out));
-	ASSERT_TRUE(o != NULL) TH_LOG("state: %s", out);
-	EXPECT_STREQ(esc, comm_in(o, "boosting", tid) ?: "(none)");
-	json_object_put(o);
+	expect_json_comm(_metadata, out, "boosting", tid, esc);
 	ASSERT_EQ(0, status_file_read(TEST_RUN_DIR "/" STATUS_FILE, &s));
 	for (i = 0; i < s.nr_boosting && s.boosting[i].tid != (uint32_t)tid;
 	     i++)
@@ -186,10 +191,7 @@ static void check_status(struct __test_metadata *_metadata, pid_t tid,
 	expect_named(_metadata, "starvctl status", out, who, esc);
 	ASSERT_EQ(0, RUN(out, bin_path("starvctl"), "--run-dir", TEST_RUN_DIR,
 			 "status", "--json")) TH_LOG("%s", out);
-	o = parse_strict(out, strlen(out));
-	ASSERT_TRUE(o != NULL) TH_LOG("%s", out);
-	EXPECT_STREQ(esc, comm_in(o, "boosting", tid) ?: "(none)");
-	json_object_put(o);
+	expect_json_comm(_metadata, out, "boosting", tid, esc);
 }
 
 /* The boost journal's entry: text, the name escaped, read back whole. */
