@@ -23,7 +23,7 @@
 
 static const char *const names[] = {
 	NAME_NL, NAME_CR, NAME_ESC, NAME_BACKSLASH, NAME_QUOTES, NAME_UTF8,
-	NAME_FF, NAME_ISSUE, "kworker/1:2 x", "",
+	NAME_FF, NAME_FORGED, "kworker/1:2 x", "",
 };
 
 /* Nothing but printable ASCII (and, if @nl, new lines). */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * No byte a thread name holds changes what starvd writes (issue 32):
+ * No byte a thread name holds changes what starvd writes:
  * during a real boost of a victim named with each class of hostile name
  * (lib/hostile_names.h), every sink shows the name escaped the one way
  * (user/escape.h) and nothing else: starvd's stderr and --json, the
@@ -37,7 +37,7 @@ FIXTURE_VARIANT_ADD(starve, backslashes) { .name = NAME_BACKSLASH };
 FIXTURE_VARIANT_ADD(starve, quotes) { .name = NAME_QUOTES };
 FIXTURE_VARIANT_ADD(starve, invalid_utf8) { .name = NAME_UTF8 };
 FIXTURE_VARIANT_ADD(starve, fifteen_0xff) { .name = NAME_FF };
-FIXTURE_VARIANT_ADD(starve, issue_32) { .name = NAME_ISSUE };
+FIXTURE_VARIANT_ADD(starve, forged_lines) { .name = NAME_FORGED };
 
 #define DURATION	"2"
 

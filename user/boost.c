@@ -4,8 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "boost.h"
+#include "daemon.h"
+#include "escape.h"
 #include "event.h"
 #include "log.h"
 #include "proc.h"
@@ -36,6 +40,8 @@ void booster_init(struct booster *b, const struct boost_params *p,
 		.cap_ns = escalate_default_cap(p->runtime_ns, p->period_ns),
 	};
 	b->hrtick.state = HRTICK_UNAVAILABLE;
+	/* Without it, emulations run from starvd's CPU (fifo_worker.h). */
+	b->done_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (p->run_dir) {
 		/* A killed starvd's change first, then what the kernel has. */
 		hrtick_recover(p->run_dir);
@@ -46,6 +52,9 @@ void booster_init(struct booster *b, const struct boost_params *p,
 
 void booster_free(struct booster *b)
 {
+	if (b->done_fd >= 0)
+		close(b->done_fd);
+	b->done_fd = -1;
 	free(b->v);
 	free(b->esc_v);
 	free(b->debt_v);
@@ -188,22 +197,30 @@ static void journal_entry_of(const struct boost *bo, struct journal_entry *e)
 	e->applied = bo->applied;
 }
 
-/* Journal first, then change the policy: a crash never loses a boost. */
-static int apply(struct booster *b, struct boost *bo)
+/* Before any change of the policy: a crash never loses a boost. */
+static int journal_boost(struct booster *b, struct boost *bo)
 {
 	struct journal_entry e;
 	int ret;
 
-	if (b->journal) {
-		journal_entry_of(bo, &e);
-		ret = journal_add(b->journal, &e);
-		if (ret) {
-			log_err("cannot journal the boost of pid %u (%s): %s; not boosting",
-				bo->task.tid, bo->task.comm, strerror(-ret));
-			bo->unjournaled = true;
-			return ret;
-		}
+	if (!b->journal)
+		return 0;
+	journal_entry_of(bo, &e);
+	ret = journal_add(b->journal, &e);
+	if (ret) {
+		log_err("cannot journal the boost of pid %u (%s): %s; not boosting",
+			bo->task.tid, esc_name(bo->task.comm), strerror(-ret));
+		bo->unjournaled = true;
 	}
+	return ret;
+}
+
+static int apply(struct booster *b, struct boost *bo)
+{
+	int ret = journal_boost(b, bo);
+
+	if (ret)
+		return ret;
 	ret = sched_setattr_tid(bo->task.tid, &bo->applied);
 	if (ret && b->journal)
 		journal_remove(b->journal, bo->task.tid);
@@ -264,18 +281,75 @@ static int start_deadline(struct booster *b, struct boost *bo)
 	return ret;
 }
 
-/* starvd's priority, where it must preempt the task to lower it. */
-static int fifo_ceiling(const struct booster *b, const struct boost *bo)
+/*
+ * The emulation on the task's CPU (fifo_worker.h), at starvd's own
+ * priority, which the raised one must stay below: 0, -ENOTSUP when it
+ * cannot run there (said once), or -errno of the journal.
+ */
+static int start_worker(struct booster *b, struct boost *bo, int prio,
+			int own, uint64_t now)
 {
-	return bo->task.cpu == b->p.own_cpu ? b->p.own_prio : 0;
+	struct fifo_worker *w;
+	int ret;
+
+	bo->applied = (struct sched_attr) {
+		.size = sizeof(struct sched_attr),
+		.sched_policy = SCHED_FIFO,
+		.sched_priority = prio,
+		.sched_flags = BOOST_FLAGS,
+	};
+	ret = journal_boost(b, bo);
+	if (ret)
+		return ret;
+	w = calloc(1, sizeof(*w));
+	if (w) {
+		*w = (struct fifo_worker) {
+			.tid = bo->task.tid, .cpu = bo->task.cpu, .prio = own,
+			.saved = bo->saved, .applied = bo->applied,
+			.runtime_ns = bo->runtime_ns,
+			.period_ns = b->p.period_ns,
+			.start_ns = now, .end_ns = bo->end_ns,
+			.done_fd = b->done_fd,
+		};
+		ret = fifo_worker_start(w);
+	} else {
+		ret = -ENOMEM;
+	}
+	if (ret) {
+		free(w);
+		if (!b->worker_refused)
+			log_msg("cannot run the SCHED_FIFO emulation of pid %u (%s) on its CPU %d (%s): lowering raised tasks from starvd's own CPUs, later than their runtime",
+				bo->task.tid, esc_name(bo->task.comm), bo->task.cpu,
+				strerror(-ret));
+		b->worker_refused = true;
+		return -ENOTSUP;
+	}
+	bo->worker = w;
+	bo->fifo = true;
+	bo->raised = true;
+	return 0;
 }
 
+/*
+ * The emulation: on the task's CPU where starvd has a real-time priority
+ * above the one the task needs; else from here, where a task on the only
+ * CPU starvd may run on must stay below starvd, which has to preempt it
+ * to lower it. Where starvd runs is read now (daemon.h).
+ */
 static int start_fifo(struct booster *b, struct boost *bo, int holder_prio,
 		      uint64_t now)
 {
-	int prio = fifo_boost_prio(holder_prio, bo->saved.sched_priority,
-				   fifo_ceiling(b, bo));
+	int only, own, prio, ret;
 
+	own_scheduling(&only, &own);
+	prio = fifo_boost_prio(holder_prio, bo->saved.sched_priority, own);
+	if (own && prio && bo->task.cpu >= 0 && b->done_fd >= 0) {
+		ret = start_worker(b, bo, prio, own, now);
+		if (ret != -ENOTSUP)
+			return ret;
+	}
+	prio = fifo_boost_prio(holder_prio, bo->saved.sched_priority,
+			       bo->task.cpu == only ? own : 0);
 	if (!prio)
 		return -ERANGE;
 	bo->applied = (struct sched_attr) {
@@ -405,13 +479,13 @@ static int save_task(struct booster *b, const struct starvd_task *t,
 		return ret;	/* exited meanwhile: nothing to do */
 	if (ret) {
 		log_err("cannot read the scheduling attributes of pid %u (%s): %s; not boosting",
-			t->tid, t->comm, strerror(-ret));
+			t->tid, esc_name(t->comm), strerror(-ret));
 		b->nr_failures++;
 		return ret;
 	}
 	if (bo->saved.sched_policy == SCHED_DEADLINE) {
 		log_msg("pid %u (%s) is already SCHED_DEADLINE: not boosting",
-			t->tid, t->comm);
+			t->tid, esc_name(t->comm));
 		return -EEXIST;
 	}
 	bo->start_time = task_start_time(t->tid);
@@ -434,11 +508,11 @@ static bool deadline_allowed(struct booster *b, const struct boost *bo,
 		return true;
 	if (!debt->said && debt->why == DL_WAIT_UNSERVED)
 		log_msg("pid %u (%s) was not run at all during its last SCHED_DEADLINE boost, though runnable (the kernel kept it throttled from an earlier boost): boosting it with SCHED_FIFO emulation for %.0f s",
-			bo->task.tid, bo->task.comm,
+			bo->task.tid, esc_name(bo->task.comm),
 			(double)(debt->until_ns - now) / NSEC_PER_SEC);
 	else if (!debt->said && debt->why == DL_WAIT_DEBT)
 		log_msg("pid %u (%s) overran its last SCHED_DEADLINE boost and owes the kernel that time for %.0f s (its deadline moved overrun/runtime periods ahead; HRTICK_DL prevents it): boosting it with SCHED_FIFO emulation until then",
-			bo->task.tid, bo->task.comm,
+			bo->task.tid, esc_name(bo->task.comm),
 			(double)(debt->until_ns - now) / NSEC_PER_SEC);
 	debt->said = true;
 	return false;
@@ -450,10 +524,10 @@ static void log_not_boosted(const struct starvd_task *t, int dl_ret,
 {
 	if (dl_ret && dl_ret != ret)
 		log_err("cannot boost pid %u (%s): SCHED_DEADLINE: %s, SCHED_FIFO: %s%s",
-			t->tid, t->comm, strerror(-dl_ret), strerror(-ret),
+			t->tid, esc_name(t->comm), strerror(-dl_ret), strerror(-ret),
 			setattr_hint(ret));
 	else
-		log_err("cannot boost pid %u (%s): %s%s", t->tid, t->comm,
+		log_err("cannot boost pid %u (%s): %s%s", t->tid, esc_name(t->comm),
 			strerror(-ret), setattr_hint(ret));
 }
 
@@ -465,7 +539,7 @@ static void log_deadline_refused(struct booster *b,
 	    (b->dl_refusals_logged & refusal_bit(dl_ret)))
 		return;
 	log_msg("SCHED_DEADLINE boost of pid %u (%s) refused: %s%s; using SCHED_FIFO emulation for it and for the next ones refused this way",
-		t->tid, t->comm, strerror(-dl_ret), setattr_hint(dl_ret));
+		t->tid, esc_name(t->comm), strerror(-dl_ret), setattr_hint(dl_ret));
 	b->dl_refusals_logged |= refusal_bit(dl_ret);
 }
 
@@ -522,6 +596,9 @@ int boost_start(struct booster *b, const struct starvd_task *t,
 	return 0;
 
 failed:
+	/* Unchanged: nothing of it stays journaled (a worker's, say). */
+	if (b->journal)
+		journal_remove(b->journal, t->tid);
 	if (ret != -ESRCH)
 		b->nr_failures++;
 	if (!b->n)
@@ -533,7 +610,7 @@ failed:
 static void log_changed(pid_t tid, const char *comm)
 {
 	log_msg("pid %d (%s) was changed by someone else during the boost: leaving it as it is",
-		tid, comm);
+		tid, esc_name(comm));
 }
 
 int restore_task(pid_t tid, const char *comm, uint64_t start_time,
@@ -570,13 +647,13 @@ int restore_task(pid_t tid, const char *comm, uint64_t start_time,
 	if (ret == -ESRCH)
 		return ret;	/* exited since it was read */
 	if (ret) {
-		log_err("cannot restore pid %d (%s): %s", tid, comm,
+		log_err("cannot restore pid %d (%s): %s", tid, esc_name(comm),
 			strerror(-ret));
 		return ret;
 	}
 	if (why) {
 		sched_attr_format(saved, to, sizeof(to));
-		log_msg("restored pid %d (%s) to %s (%s)", tid, comm, to, why);
+		log_msg("restored pid %d (%s) to %s (%s)", tid, esc_name(comm), to, why);
 	}
 	return 0;
 }
@@ -590,13 +667,32 @@ static void restore_journaled(const struct journal_entry *e)
 
 	if (ret == -ESRCH)
 		log_msg("pid %d (%s) from the boost journal is gone", e->tid,
-			e->comm);
+			esc_name(e->comm));
 }
 
 void boost_recover(struct journal *j, const char *run_dir)
 {
 	if (!journal_recover(j, restore_journaled))
 		hrtick_recover(run_dir);
+}
+
+/*
+ * Stop and join @bo's worker, if it has one (at once if it is done; else
+ * after it has lowered its task): 0, or what it ended with.
+ */
+static int end_worker(struct booster *b, struct boost *bo)
+{
+	struct fifo_worker *w = bo->worker;
+	int ret;
+
+	if (!w)
+		return 0;
+	fifo_worker_stop(w);
+	ret = w->ret;
+	free(w);
+	bo->worker = NULL;
+	bo->raised = false;
+	return ret;
 }
 
 /* Back, gone, or someone else's: a boost may leave the booster. */
@@ -651,6 +747,7 @@ static bool finish(struct booster *b, size_t i, const char *why,
 	};
 	int ret;
 
+	end_worker(b, bo);
 	ret = restore_task(bo->task.tid, bo->task.comm, bo->start_time,
 			   &bo->saved, &bo->applied, NULL);
 	if (!restore_settled(ret)) {
@@ -659,7 +756,7 @@ static bool finish(struct booster *b, size_t i, const char *why,
 			return false;
 		}
 		log_err("pid %u (%s) stays in the boost journal of %s: \"starvd --restore\" or the next start puts it back",
-			bo->task.tid, bo->task.comm, b->p.run_dir ?: "starvd");
+			bo->task.tid, esc_name(bo->task.comm), b->p.run_dir ?: "starvd");
 		b->v[i] = b->v[--b->n];
 		return true;
 	}
@@ -828,11 +925,11 @@ static int check_served(struct booster *b, struct boost *bo, uint64_t now)
 	find_debt(b, bo->task.tid, bo->start_time, now)->said = true;
 	if (why == DL_WAIT_UNSERVED)
 		log_msg("pid %u (%s) has not run at all since its SCHED_DEADLINE boost began, though runnable (the kernel keeps it throttled from an earlier boost): SCHED_FIFO emulation for the rest of this boost and for %.0f s",
-			bo->task.tid, bo->task.comm,
+			bo->task.tid, esc_name(bo->task.comm),
 			(double)DL_UNSERVED_NS / NSEC_PER_SEC);
 	else
 		log_msg("pid %u (%s) ran %.3f ms of its %.0f us SCHED_DEADLINE runtime per period and the kernel will not run it again for %.0f s (its deadline moved overrun/runtime periods ahead; HRTICK_DL prevents it): SCHED_FIFO emulation for the rest of this boost and until then",
-			bo->task.tid, bo->task.comm, (double)d.ran_ns / 1e6,
+			bo->task.tid, esc_name(bo->task.comm), (double)d.ran_ns / 1e6,
 			(double)bo->runtime_ns / 1e3,
 			(double)(until - now) / NSEC_PER_SEC);
 	/* Back first: a crash in between leaves nothing to restore. */
@@ -852,7 +949,20 @@ int boost_run(struct booster *b, uint64_t now)
 		struct boost *bo = &b->v[i];
 		bool gone = false;
 
-		if (bo->restore_pending) {
+		if (bo->worker) {
+			if (fifo_worker_done(bo->worker)) {
+				ret = end_worker(b, bo);
+				if (ret == -EBUSY)
+					log_changed(bo->task.tid,
+						    bo->task.comm);
+				else if (ret && ret != -ESRCH)
+					log_err("cannot raise or lower pid %u (%s) in its SCHED_FIFO emulation: %s",
+						bo->task.tid, esc_name(bo->task.comm),
+						strerror(-ret));
+				gone = ret ? drop(b, i, ret, now) :
+					     finish(b, i, "boost over", now);
+			}
+		} else if (bo->restore_pending) {
 			if (now >= bo->next_ns)
 				gone = finish(b, i, "boost over", now);
 		} else if (bo->fifo && !bo->raised && now >= bo->end_ns) {
@@ -883,6 +993,8 @@ uint64_t boost_next_event(const struct booster *b)
 		const struct boost *bo = &b->v[i];
 		uint64_t t = bo->fifo ? bo->next_ns : bo->end_ns;
 
+		if (bo->worker)
+			continue;	/* boost_poll_fd() says when */
 		if (bo->restore_pending)
 			t = bo->next_ns;
 		else if (bo->fifo && !bo->raised && bo->end_ns < t)
@@ -900,6 +1012,19 @@ uint64_t boost_next_event(const struct booster *b)
 			next = t;
 	}
 	return next;
+}
+
+int boost_poll_fd(const struct booster *b)
+{
+	return b->done_fd;
+}
+
+void boost_poll_ack(struct booster *b)
+{
+	uint64_t n;
+
+	if (read(b->done_fd, &n, sizeof(n)) < 0)
+		return;	/* EAGAIN: nothing to take */
 }
 
 /* Each boost in progress, for the status file. */

@@ -14,6 +14,7 @@
 #include <starvd/abi.h>
 
 #include "escalate.h"
+#include "fifo_worker.h"
 #include "hrtick.h"
 #include "journal.h"
 #include "sched_attr.h"
@@ -26,6 +27,8 @@ struct boost {
 	struct sched_attr applied;	/* SCHED_DEADLINE or SCHED_FIFO */
 	bool fifo;			/* emulation */
 	bool raised;			/* fifo: currently SCHED_FIFO */
+	/* fifo: run on the task's CPU (fifo_worker.h); NULL: from here */
+	struct fifo_worker *worker;
 	bool unjournaled;		/* the journal failed: not applied */
 	bool restore_pending;		/* refused: tried again at next_ns */
 	uint64_t retry_ns;		/* then the wait before the next try */
@@ -79,8 +82,6 @@ struct boost_params {
 	bool no_escalation;		/* every boost gets runtime_ns */
 	uint64_t threshold_ns;		/* for "keeps up", see escalate.h */
 	const char *run_dir;		/* HRTICK_DL journal; NULL: none */
-	int own_cpu;			/* starvd's only CPU, or -1 */
-	int own_prio;			/* its SCHED_FIFO/RR priority, or 0 */
 };
 
 struct booster {
@@ -99,6 +100,8 @@ struct booster {
 	struct dl_debt *debt_v;
 	size_t debt_n, debt_cap;
 	bool stopping;			/* in boost_stop_all() */
+	int done_fd;			/* eventfd: a fifo_worker is done */
+	bool worker_refused;		/* said once */
 	uint64_t check_min_ns;		/* shortest emulation check, 0: none */
 };
 
@@ -119,8 +122,14 @@ bool boost_active(const struct booster *b, uint32_t tid);
  * and escalated tasks went back to -r (the state changed).
  */
 int boost_run(struct booster *b, uint64_t now);
-/* When boost_run() has work next; UINT64_MAX if nothing is boosted. */
+/*
+ * When boost_run() has work next; UINT64_MAX if nothing is boosted. It
+ * also has work when boost_poll_fd() is readable (boost_poll_ack()
+ * empties it): an emulation run on its task's CPU has ended.
+ */
 uint64_t boost_next_event(const struct booster *b);
+int boost_poll_fd(const struct booster *b);
+void boost_poll_ack(struct booster *b);
 /*
  * Whether @tid, found waiting right after a boost that let it make no
  * progress, is to be boosted again at once with its escalated runtime

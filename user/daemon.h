@@ -28,9 +28,10 @@ int pin_self(const struct config *cfg);
  */
 int protect_self(const struct config *cfg);
 /*
- * Where starvd itself runs, once pin_self() and protect_self() are done:
- * its only CPU (-1: it may run on several) and its SCHED_FIFO or
- * SCHED_RR priority (0: another policy).
+ * Where the calling thread of starvd runs now: its only CPU (-1: it may
+ * run on several) and its SCHED_FIFO or SCHED_RR priority (0: another
+ * policy). Read at each decision that depends on it, never kept: taskset,
+ * tuned or a cpuset change may move a running starvd.
  */
 void own_scheduling(int *only_cpu, int *rt_prio);
 

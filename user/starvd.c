@@ -206,10 +206,16 @@ static void open_status(struct starvd *d)
 	publish_status(d);
 }
 
-/* Sleep until @deadline or a signal; returns the signal number or 0. */
+/*
+ * Sleep until @deadline, a signal or the end of an emulation run on its
+ * task's CPU (boost.h); returns the signal number or 0.
+ */
 static int wait_until(struct starvd *d, uint64_t deadline)
 {
-	struct pollfd pfd = { .fd = d->sfd, .events = POLLIN };
+	struct pollfd pfd[2] = {
+		{ .fd = d->sfd, .events = POLLIN },
+		{ .fd = boost_poll_fd(&d->booster), .events = POLLIN },
+	};
 	struct signalfd_siginfo si;
 	struct timespec ts;
 	uint64_t now = now_ns(), delta;
@@ -217,9 +223,12 @@ static int wait_until(struct starvd *d, uint64_t deadline)
 	delta = deadline > now ? deadline - now : 0;
 	ts.tv_sec = delta / NSEC_PER_SEC;
 	ts.tv_nsec = delta % NSEC_PER_SEC;
-	if (ppoll(&pfd, 1, &ts, NULL) <= 0)
+	if (ppoll(pfd, 2, &ts, NULL) <= 0)
 		return 0;
-	if (read(d->sfd, &si, sizeof(si)) != sizeof(si))
+	if (pfd[1].revents & POLLIN)
+		boost_poll_ack(&d->booster);
+	if (!(pfd[0].revents & POLLIN) ||
+	    read(d->sfd, &si, sizeof(si)) != sizeof(si))
 		return 0;
 	return si.ssi_signo;
 }
@@ -481,7 +490,6 @@ static int init_monitoring(struct starvd *d)
 		log_err("out of memory for %d CPUs", d->backend.nr_cpus);
 		return -1;
 	}
-	own_scheduling(&bp.own_cpu, &bp.own_prio);
 	booster_init(&d->booster, &bp, d->cfg.log_only ? NULL : &d->journal);
 	detect_init(&d->detect, d->cfg.threshold_ns, boost_active,
 		    &d->booster);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Thread names no sink may print raw (issue 32): one of each class of
+ * Thread names no sink may print raw: one of each class of
  * byte a name can hold and a text reader cares about, 15 bytes at most
  * (prctl(PR_SET_NAME) keeps 15). test_escape checks the rule on them,
  * test_hostile_names every sink of a real boost.
@@ -23,7 +23,7 @@
 /* 15 bytes of 0xff: the longest name, each byte escaped. */
 #define NAME_FF		"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff" \
 			"\xff\xff\xff"
-/* The issue's name: ESC [2J, NL "pid 1", NL x CR. */
-#define NAME_ISSUE	"\x1b[2J\npid 1\nx\r"
+/* Clears the screen and forges a line: ESC [2J, NL "pid 1", NL x CR. */
+#define NAME_FORGED	"\x1b[2J\npid 1\nx\r"
 
 #endif
