@@ -282,12 +282,12 @@ static int start_deadline(struct booster *b, struct boost *bo)
 }
 
 /*
- * The emulation on the task's CPU (fifo_worker.h), at starvd's own
- * priority, which the raised one must stay below: 0, -ENOTSUP when it
- * cannot run there (said once), or -errno of the journal.
+ * The emulation on the task's CPU (fifo_worker.h), its thread one
+ * priority above the raised task (@prio): 0, -ENOTSUP when it cannot run
+ * there (said once), or -errno of the journal.
  */
 static int start_worker(struct booster *b, struct boost *bo, int prio,
-			int own, uint64_t now)
+			uint64_t now)
 {
 	struct fifo_worker *w;
 	int ret;
@@ -304,7 +304,8 @@ static int start_worker(struct booster *b, struct boost *bo, int prio,
 	w = calloc(1, sizeof(*w));
 	if (w) {
 		*w = (struct fifo_worker) {
-			.tid = bo->task.tid, .cpu = bo->task.cpu, .prio = own,
+			.tid = bo->task.tid, .cpu = bo->task.cpu,
+			.prio = prio + 1,
 			.saved = bo->saved, .applied = bo->applied,
 			.runtime_ns = bo->runtime_ns,
 			.period_ns = b->p.period_ns,
@@ -331,23 +332,26 @@ static int start_worker(struct booster *b, struct boost *bo, int prio,
 }
 
 /*
- * The emulation: on the task's CPU where starvd has a real-time priority
- * above the one the task needs; else from here, where a task on the only
- * CPU starvd may run on must stay below starvd, which has to preempt it
- * to lower it. Where starvd runs is read now (daemon.h).
+ * The emulation: on the task's CPU, where a thread of starvd's one
+ * priority above the raised task can run there; else from here, where a
+ * task on the only CPU starvd may run on must stay below starvd, which
+ * has to preempt it to lower it. Where starvd runs is read now
+ * (daemon.h).
  */
 static int start_fifo(struct booster *b, struct boost *bo, int holder_prio,
 		      uint64_t now)
 {
 	int only, own, prio, ret;
 
-	own_scheduling(&only, &own);
-	prio = fifo_boost_prio(holder_prio, bo->saved.sched_priority, own);
-	if (own && prio && bo->task.cpu >= 0 && b->done_fd >= 0) {
-		ret = start_worker(b, bo, prio, own, now);
+	/* Below FIFO_BOOST_MAX_PRIO: the worker's own is one above. */
+	prio = fifo_boost_prio(holder_prio, bo->saved.sched_priority,
+			       FIFO_BOOST_MAX_PRIO);
+	if (prio && bo->task.cpu >= 0 && b->done_fd >= 0) {
+		ret = start_worker(b, bo, prio, now);
 		if (ret != -ENOTSUP)
 			return ret;
 	}
+	own_scheduling(&only, &own);
 	prio = fifo_boost_prio(holder_prio, bo->saved.sched_priority,
 			       bo->task.cpu == only ? own : 0);
 	if (!prio)

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The SCHED_FIFO emulation of one boost, run on the boosted task's own
- * CPU by a thread of starvd's at starvd's real-time priority, above the
- * raised task: each period it raises the task, sleeps for the rest of
- * the runtime on a timer of that CPU, looks at the task's CPU time and
- * lowers it, with no other CPU in between. Lowered from starvd's own
+ * CPU by a thread of starvd's at SCHED_FIFO one priority above the
+ * raised task, whatever starvd's own: each period it raises the task,
+ * sleeps for the rest of the runtime on a timer of that CPU, looks at
+ * the task's CPU time and lowers it, with no other CPU in between. Lowered from starvd's own
  * CPU instead, a raised task runs on for as long as starvd's wake-up and
  * its sched_setattr() take to cross the machine: many times a runtime of
  * tens of microseconds, whether starvd polls the task's CPU time or a
@@ -31,7 +31,7 @@ struct fifo_worker {
 	/* Set before fifo_worker_start(), then read only by the worker. */
 	pid_t tid;
 	int cpu;			/* the task's CPU: the worker's */
-	int prio;			/* the worker's SCHED_FIFO priority */
+	int prio;			/* the worker's: above applied's */
 	struct sched_attr saved;	/* the task's own */
 	struct sched_attr applied;	/* raised: SCHED_FIFO above its holder */
 	uint64_t runtime_ns, period_ns;
@@ -58,8 +58,9 @@ struct fifo_worker {
 
 /*
  * Start @w's thread on @w->cpu at SCHED_FIFO @w->prio. 0, or -errno if
- * no such thread can run there (the CPU outside starvd's cpuset, no
- * real-time priority): the emulation then runs from starvd's own CPU.
+ * no such thread can run there (the CPU outside starvd's cpuset, a
+ * real-time priority refused): the emulation then runs from starvd's
+ * own CPU.
  */
 int fifo_worker_start(struct fifo_worker *w);
 static inline bool fifo_worker_done(struct fifo_worker *w)

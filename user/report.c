@@ -94,8 +94,12 @@ void report_check(const struct task_list *l, int nr_cpus,
 			waiting[t->cpu]++;
 	}
 	for (c = 0; c < nr_cpus; c++) {
-		if (!waiting[c])
+		if (cpus && !cpuset_test(cpus, c))
 			continue;
+		if (!waiting[c]) {
+			log_msg("cpu %d had idle time! skipping next phase", c);
+			continue;
+		}
 		log_msg("CPU %d has %u waiting tasks", c, waiting[c]);
 		any = true;
 	}

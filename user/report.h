@@ -30,9 +30,10 @@ struct cpuset;
 
 /*
  * -v: what stalld prints on each check, in its words, once per read:
- * "CPU N has M waiting tasks" for each monitored CPU with waiters, or
- * "all CPUs had idle time, skipping sched_debug parse" when none has
- * (stalld's line when it finds no busy CPU). @cpus NULL: all.
+ * "CPU N has M waiting tasks" for each monitored CPU with waiters, "cpu N
+ * had idle time! skipping next phase" for each without (stalld's per-CPU
+ * line), and "all CPUs had idle time, skipping sched_debug parse" when
+ * none has (its line when it finds no busy CPU). @cpus NULL: all.
  */
 void report_check(const struct task_list *l, int nr_cpus,
 		  const struct cpuset *cpus);
