@@ -30,6 +30,8 @@ struct worker {
 	pid_t pid;
 	volatile pid_t *tid;
 	volatile uint64_t *done;	/* items completed */
+	volatile uint64_t *gate;	/* 0: finish the item, then wait */
+	volatile uint64_t *waiting;	/* it waits at the gate */
 };
 
 static uint64_t thread_cpu_ns(void)
@@ -40,9 +42,14 @@ static uint64_t thread_cpu_ns(void)
 	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
+/*
+ * Items of WORK_NS of CPU time each, 5 ms of sleep in between, while the
+ * gate is open; at a closed gate it finishes its item and waits, asleep.
+ */
 static int worker_start(int cpu, struct worker *w)
 {
 	struct timespec nap = { .tv_nsec = 5 * NSEC_PER_MSEC };
+	struct timespec poll = { .tv_nsec = NSEC_PER_MSEC };
 	struct sched_attr a = fifo_attr(VICTIM_PRIO);
 	volatile uint64_t *shm;
 	cpu_set_t set;
@@ -53,13 +60,16 @@ static int worker_start(int cpu, struct worker *w)
 		return -1;
 	w->tid = (volatile pid_t *)&shm[0];
 	w->done = &shm[1];
+	w->gate = &shm[2];
+	w->waiting = &shm[3];
+	*w->gate = 1;
 	w->pid = fork();
 	if (w->pid < 0)
 		return -1;
 	if (w->pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		prctl(PR_SET_NAME, "stv-worker");
-		/* Priority before the CPU: see VM-TESTING's pitfalls. */
+		/* The priority first, then the CPU, never the other way. */
 		CPU_ZERO(&set);
 		CPU_SET(cpu, &set);
 		if (sched_setattr_tid(0, &a) ||
@@ -67,8 +77,13 @@ static int worker_start(int cpu, struct worker *w)
 			_exit(1);
 		*w->tid = syscall(SYS_gettid);
 		for (;;) {
-			uint64_t start = thread_cpu_ns();
+			uint64_t start;
 
+			*w->waiting = !*w->gate;
+			while (!*w->gate)
+				nanosleep(&poll, NULL);
+			*w->waiting = 0;
+			start = thread_cpu_ns();
 			while (thread_cpu_ns() - start < WORK_NS)
 				;
 			(*w->done)++;
@@ -78,6 +93,26 @@ static int worker_start(int cpu, struct worker *w)
 	while (!*w->tid)
 		usleep(1000);
 	return 0;
+}
+
+/*
+ * The test CPU's busy loop, started while the worker waits at its gate,
+ * which then opens: the worker's next item begins behind the loop, with
+ * none of its CPU time done, so only boosts can finish it (and a 20 us
+ * one cannot: its premise holds by construction, not by timing).
+ */
+static pid_t hog_behind_gate(FIXTURE_DATA(starve) *self, struct worker *w,
+			     int max_s)
+{
+	pid_t hog;
+
+	*w->gate = 0;
+	while (!*w->waiting)
+		usleep(1000);
+	cpu_wait_quiet(self->cpu);
+	hog = hog_start(self->cpu, HOG_PRIO, max_s);
+	*w->gate = 1;
+	return hog;
 }
 
 /* The next event of @tid among boost, restore, escalate, deescalate. */
@@ -107,10 +142,8 @@ TEST_F_TIMEOUT(starve, escalates_until_the_work_gets_done, 90)
 
 	kill_and_reap(self->hog);
 	ASSERT_EQ(0, worker_start(self->cpu, &w));
-	cpu_wait_quiet(self->cpu);
-	self->hog = hog_start(self->cpu, HOG_PRIO, 60);
+	self->hog = hog_behind_gate(self, &w, 60);
 	ASSERT_LT(0, self->hog);
-	usleep(200000);
 	tid = *w.tid;
 	done_before = *w.done;
 	START("-t", "0.5", "-d", "0.5", "-F", "-p", PERIOD, "-r", "20000");
@@ -161,10 +194,8 @@ TEST_F_TIMEOUT(starve, no_escalation_is_stalld, 60)
 
 	kill_and_reap(self->hog);
 	ASSERT_EQ(0, worker_start(self->cpu, &w));
-	cpu_wait_quiet(self->cpu);
-	self->hog = hog_start(self->cpu, HOG_PRIO, 40);
+	self->hog = hog_behind_gate(self, &w, 40);
 	ASSERT_LT(0, self->hog);
-	usleep(200000);
 	tid = *w.tid;
 	START("-t", "0.5", "-d", "0.5", "-F", "-p", PERIOD, "-r", "20000",
 	      "--no-escalation");
