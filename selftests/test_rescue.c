@@ -13,6 +13,13 @@
  *   on PREEMPT_RT. Before starvd ran at a real-time policy of its own,
  *   this found it asleep for the whole loop on 6.12-rt (its soft hrtimer
  *   waited in ktimers/1's queue).
+ * widened_affinity: starvd started on the busy CPU alone (-a), its
+ *   affinity then widened to every CPU from outside, as taskset, tuned or
+ *   a cpuset change do to a running daemon; the SCHED_FIFO emulation
+ *   (-F) must rescue the victim. A starvd that kept the CPUs it read at
+ *   start took the busy CPU for its only one, where a raised task must
+ *   stay below starvd's own priority (10), and refused every boost there
+ *   with ERANGE (in the 6.12-rt guest, kernel threads then starved).
  * blocked_log_sink: the same with starvd's stderr a pipe that, once
  *   starvd is up, is full and never read again: no log sink may keep
  *   starvd from rescuing, or from exiting.
@@ -323,6 +330,7 @@ FIXTURE(rescue) {
 	bool rt_changed;
 	int cpu;
 	pid_t hog, hb, worker;
+	uint64_t hog_ns;		/* when the busy loop was started */
 	struct victim v;
 	struct daemon_proc *d;
 	struct snapshot before, after;
@@ -407,6 +415,7 @@ static uint64_t starve_victim(struct __test_metadata *_metadata,
 	struct thread_attr h = { 0 }, v = { 0 };
 
 	ASSERT_EQ(0, victim_start(&spec, &self->v));
+	self->hog_ns = now_ns();
 	self->hog = hog_start(self->cpu, HOG_PRIO, HOG_S);
 	ASSERT_LT(0, self->hog);
 	if (victim_stuck(&self->v))
@@ -418,6 +427,30 @@ static uint64_t starve_victim(struct __test_metadata *_metadata,
 		       self->hog, h.policy, h.rt_prio, v.policy, v.rt_prio,
 		       (unsigned long long)self->v.st->count);
 	return 0;
+}
+
+/*
+ * How many times the victim ran while the busy loop still ran: counted a
+ * second before the loop ends by itself (HOG_S after it was started),
+ * the loop checked alive then; then the loop's end is waited for.
+ * Counted after the end, the victim's first run after the loop would
+ * pass for a rescue.
+ */
+static uint64_t runs_during_loop(struct __test_metadata *_metadata,
+				 FIXTURE_DATA(rescue) *self, uint64_t count0)
+{
+	uint64_t at = self->hog_ns + (HOG_S - 1) * NSEC_PER_SEC, now, count;
+	bool alive;
+
+	while ((now = now_ns()) < at)
+		usleep((at - now) / 1000);
+	count = self->v.st->count;
+	alive = waitpid(self->hog, NULL, WNOHANG) == 0;
+	hog_wait(&self->hog);
+	EXPECT_TRUE(alive) TH_LOG("the busy loop ended early");
+	TH_LOG("the victim ran %llu times during the busy loop",
+	       (unsigned long long)(count - count0));
+	return alive ? count - count0 : 0;
 }
 
 /* After the busy loop: starvd ends on SIGTERM and nothing stays boosted. */
@@ -459,15 +492,39 @@ TEST_F_TIMEOUT(rescue, unpinned_defaults, 120)
 		TH_LOG("starvd did not run on CPU %d", self->cpu);
 
 	count0 = starve_victim(_metadata, self);
-	hog_wait(&self->hog);
-	beats = heartbeat_beats(self->hb_file);
-	TH_LOG("the victim ran %llu times during the busy loop",
-	       (unsigned long long)(self->v.st->count - count0));
-	EXPECT_LT(count0, self->v.st->count)
+	EXPECT_LT(0, runs_during_loop(_metadata, self, count0))
 		TH_LOG("the victim never ran behind the busy loop: starvd did not rescue it");
+	beats = heartbeat_beats(self->hb_file);
 	EXPECT_TRUE(heartbeat_advances(self->hb_file, beats))
 		TH_LOG("the FIFO 99 heartbeat on CPU 0 stopped: the machine hangs");
 	expect_clean_exit(_metadata, self);
+}
+
+/* Let every thread of @pid run on every CPU (taskset -a -p). */
+static int widen_thread(pid_t pid, pid_t tid, void *arg)
+{
+	set_cpus(tid, -1);
+	return 0;
+}
+
+TEST_F_TIMEOUT(rescue, widened_affinity, 120)
+{
+	char cpu[16];
+	const char *args[] = { "-t", THRESHOLD, "-d", "1", "-F", "-a", cpu,
+			       NULL };
+	uint64_t count0;
+
+	snprintf(cpu, sizeof(cpu), "%d", self->cpu);
+	ASSERT_EQ(0, daemon_start_unpinned(self->d, args, NULL));
+	ASSERT_TRUE(daemon_up(self->d)) TH_LOG("starvd did not start");
+	ASSERT_EQ(0, proc_for_each_thread_of(self->d->pid, widen_thread,
+					     NULL));
+	count0 = starve_victim(_metadata, self);
+	EXPECT_LT(0, runs_during_loop(_metadata, self, count0))
+		TH_LOG("the victim never ran behind the busy loop");
+	expect_clean_exit(_metadata, self);
+	EXPECT_FALSE(daemon_output_has(self->d, "cannot boost"))
+		TH_LOG("stderr:\n%s", self->d->err);
 }
 
 /*
@@ -497,8 +554,7 @@ TEST_F_TIMEOUT(rescue, blocked_log_sink, 120)
 	while (write(p[1], junk, sizeof(junk)) > 0)
 		;
 	count0 = starve_victim(_metadata, self);
-	hog_wait(&self->hog);
-	EXPECT_LT(count0, self->v.st->count)
+	EXPECT_LT(0, runs_during_loop(_metadata, self, count0))
 		TH_LOG("the victim never ran behind the busy loop: starvd blocked on its log sink?");
 	expect_clean_exit(_metadata, self);
 	close(p[0]);
