@@ -5,6 +5,11 @@ set -u
 bindir=$(cd "$1" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 export STARVD_BIN_DIR=${STARVD_BIN_DIR:-$here/../user}
+# One run of busy loops at a time on a machine, the suites' too (run.sh).
+if [ "$(id -u)" = 0 ] && flock -V >/dev/null 2>&1; then
+	exec 9>/run/starvd-selftests.lock
+	flock 9 || exit 1
+fi
 rt_saved=$(cat /proc/sys/kernel/sched_rt_runtime_us)
 cleanup() {
 	"$STARVD_BIN_DIR/starvd" --restore --run-dir /run/starvd-selftests
