@@ -173,7 +173,7 @@ check-pkg-recorded:
 		echo "pkg-build # Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:1" >> $(RESULTS)
 
 bench: deps all $(O)/bench.skel.h
-	$(SELFTESTS) bench
+	STARVD_BIN_DIR=$(abspath $(BIN)) $(SELFTESTS) bench
 
 install: all
 	install -D -m 0755 $(BIN)/starvd $(DESTDIR)$(BINDIR)/starvd
