@@ -42,12 +42,21 @@ LDLIBS		+= $(or $(shell $(PKG_CONFIG) --libs json-c 2>/dev/null),-ljson-c)
 USER_OBJS	:= util cpuset sched_attr options log task_list backend \
 		   backend_netlink proc detect journal boost report read_retry \
 		   daemon throttle status_file metrics starvctl_args caps \
-		   escalate hrtick json event escape fifo_worker
+		   escalate hrtick json event escape fifo_worker stack
 ifeq ($(BPF),1)
 USER_OBJS	+= backend_bpf
 LDLIBS		+= -lbpf -lelf -lz
 else
 CPPFLAGS	+= -DSTARVD_NO_BPF
+endif
+# libdw (elfutils): user frames of holder stacks (user/stack.c), unwound
+# from DWARF CFI. LIBDW=0 (the default for -m32 builds) builds without:
+# holder stacks then have kernel frames only.
+LIBDW		?= $(if $(findstring -m32,$(CC) $(CFLAGS)),0,1)
+ifeq ($(LIBDW),1)
+LDLIBS		+= $(or $(shell $(PKG_CONFIG) --libs libdw 2>/dev/null),-ldw -lelf)
+else
+CPPFLAGS	+= -DSTARVD_NO_LIBDW
 endif
 # ncursesw: starvctl top (user/top.c), linked into starvctl alone.
 # NCURSES=0 (the default for -m32 builds, which have no 32-bit library)

@@ -195,6 +195,7 @@ static void add_kept(char *buf, size_t len, uint64_t mask, const char *why)
 /* What the run loop uses, of the permitted set @prm, and what for. */
 struct kept_caps {
 	uint64_t nice, kstack, lock;	/* boosts, --kstack, --mlock */
+	uint64_t stacks, user_stacks;	/* --stacks, -v */
 	uint64_t reads;			/* the backend's read_caps */
 	uint64_t probed;		/* one of its read_caps_tries */
 	char why_probed[128];
@@ -203,6 +204,24 @@ struct kept_caps {
 static const char *read_why(const struct backend *b)
 {
 	return b->ops->read_caps_why ? b->ops->read_caps_why : "reads";
+}
+
+/*
+ * Holder stacks (stack.h): a perf event on another task, with kernel
+ * frames, needs perfmon_capable(): CAP_PERFMON, or CAP_SYS_ADMIN on
+ * kernels before 5.8, which do not know CAP_PERFMON (docs/design.md,
+ * "Threat model"). User frames read /proc/PID/maps of the holder, which
+ * for another user's task needs CAP_SYS_PTRACE.
+ */
+static void stack_caps(const struct config *cfg, uint64_t prm,
+		       struct kept_caps *k)
+{
+	if (nr_caps() > CAP_PERFMON)
+		k->stacks = CAP_BIT(CAP_PERFMON) & prm;
+	else
+		k->stacks = CAP_BIT(CAP_SYS_ADMIN) & prm;
+	if (!cfg->no_user_stacks)
+		k->user_stacks = CAP_BIT(CAP_SYS_PTRACE) & prm;
 }
 
 static uint64_t kept_caps(const struct config *cfg, struct backend *b,
@@ -219,9 +238,12 @@ static uint64_t kept_caps(const struct config *cfg, struct backend *b,
 			     CAP_BIT(CAP_DAC_READ_SEARCH)) & prm;
 	if (cfg->mlock || cfg->mlock_required)
 		k->lock = CAP_BIT(CAP_IPC_LOCK) & prm;
+	if (cfg->stacks)
+		stack_caps(cfg, prm, k);
 	k->reads = b->ops->read_caps & prm;
 	snprintf(k->why_probed, sizeof(k->why_probed), "%s", read_why(b));
-	keep = k->nice | k->reads | k->kstack | k->lock;
+	keep = k->nice | k->reads | k->kstack | k->lock | k->stacks |
+	       k->user_stacks;
 	if (!b->ops->nr_read_caps_tries)
 		return keep;
 	ret = probe_reads(b, keep, &probed);
@@ -291,6 +313,8 @@ static void log_kept(const struct backend *b, const struct kept_caps *k,
 	add_kept(kept, sizeof(kept), k->reads, read_why(b));
 	add_kept(kept, sizeof(kept), k->kstack, "--kstack");
 	add_kept(kept, sizeof(kept), k->lock, "--mlock");
+	add_kept(kept, sizeof(kept), k->stacks, "holder stacks");
+	add_kept(kept, sizeof(kept), k->user_stacks, "holder user stacks");
 	add_kept(kept, sizeof(kept), k->probed, k->why_probed);
 	log_msg("capabilities: kept %s; dropped %s from the effective, permitted, inheritable%s sets; no_new_privs set",
 		kept[0] ? kept : "none", kept[0] ? "the others" : "all",

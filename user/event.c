@@ -9,12 +9,14 @@
 #include "json.h"
 #include "log.h"
 #include "report.h"
+#include "stack.h"
 #include "util.h"
 
 static const char *const names[] = {
 	[EVENT_STARVING] = "starving", [EVENT_IGNORED] = "ignored",
 	[EVENT_BOOST] = "boost", [EVENT_ESCALATE] = "escalate",
 	[EVENT_DEESCALATE] = "deescalate", [EVENT_RESTORE] = "restore",
+	[EVENT_HOLDER_STACK] = "holder_stack",
 };
 
 static const char *outcome_name(enum boost_outcome o)
@@ -130,6 +132,9 @@ void event_text(const struct event *ev, char *buf, size_t len)
 	case EVENT_RESTORE:
 		restore_text(ev, buf, len);
 		break;
+	case EVENT_HOLDER_STACK:
+		stack_line(ev->holder_stack.stack, 0, buf, len);
+		break;
 	}
 }
 
@@ -172,6 +177,73 @@ static void starving_json(struct json_object *o, const struct event *ev)
 		json_put_str(o, "stack", ev->starving.stack);
 }
 
+static void put_hex(struct json_object *o, const char *key, uint64_t v)
+{
+	char hex[24];
+
+	snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)v);
+	json_put_str(o, key, hex);
+}
+
+static struct json_object *frames_json(const struct stack_frame *f,
+				       unsigned int n, bool user)
+{
+	struct json_object *a = json_object_new_array(), *fo;
+	unsigned int i;
+
+	for (i = 0; a && i < n; i++) {
+		fo = json_object_new_object();
+		if (!fo)
+			break;
+		put_hex(fo, "address", f[i].addr);
+		if (f[i].symbol[0])
+			json_put_str(fo, "symbol", f[i].symbol);
+		else
+			json_put(fo, "symbol", NULL);
+		json_put_u64(fo, "offset", f[i].offset);
+		json_put_u64(fo, "size", f[i].size);
+		json_put_str(fo, user ? "file" : "module", f[i].module);
+		if (user) {
+			json_put_str(fo, "build_id", f[i].build_id);
+			put_hex(fo, "elf_address", f[i].elf_addr);
+			if (f[i].file_offset != UINT64_MAX)
+				put_hex(fo, "file_offset", f[i].file_offset);
+			else
+				json_put(fo, "file_offset", NULL);
+		}
+		json_object_array_add(a, fo);
+	}
+	return a;
+}
+
+static void put_note(struct json_object *o, const char *key, const char *s)
+{
+	if (*s)
+		json_put_str(o, key, s);
+	else
+		json_put(o, key, NULL);
+}
+
+static void holder_stack_json(struct json_object *o, const struct event *ev)
+{
+	const struct holder_stack *h = ev->holder_stack.stack;
+	unsigned int max = ev->holder_stack.max_frames ?: STACK_MAX_FRAMES;
+	unsigned int nk = h->nr_kernel < max ? h->nr_kernel : max;
+	unsigned int nu = h->nr_user < max ? h->nr_user : max;
+	struct json_object *v = json_object_new_object();
+
+	if (v)
+		json_put_task(v, &h->victim);
+	json_put(o, "victim", v);
+	json_put_u64(o, "samples", h->nr_samples);
+	json_put_u64(o, "samples_with_this_stack", h->nr_same);
+	json_put(o, "kernel_stack", frames_json(h->kernel, nk, false));
+	json_put(o, "user_stack", frames_json(h->user, nu, true));
+	put_note(o, "kernel_stack_note", h->kernel_note);
+	put_note(o, "user_stack_note", h->user_note);
+	json_put_bool(o, "truncated", nk < h->nr_kernel || nu < h->nr_user);
+}
+
 static void kind_json(struct json_object *o, const struct event *ev)
 {
 	const struct boost_delta *d;
@@ -212,6 +284,9 @@ static void kind_json(struct json_object *o, const struct event *ev)
 		json_put_str(o, "outcome", outcome_name(d->outcome));
 		json_put_str(o, "reason", ev->restore.reason);
 		break;
+	case EVENT_HOLDER_STACK:
+		holder_stack_json(o, ev);
+		break;
 	}
 }
 
@@ -239,12 +314,41 @@ int event_json(const struct event *ev, uint64_t time_ns, char *buf,
 	return ret;
 }
 
+/* The JSON of a holder stack, with fewer frames until it fits. */
+static int stack_json(const struct event *ev, uint64_t time_ns, char *buf,
+		      size_t len)
+{
+	struct event e = *ev;
+	int ret;
+
+	e.holder_stack.max_frames = STACK_MAX_FRAMES;
+	do {
+		ret = event_json(&e, time_ns, buf, len);
+		e.holder_stack.max_frames /= 2;
+	} while (ret == -ENOSPC && e.holder_stack.max_frames);
+	return ret;
+}
+
 void event_log(const struct event *ev)
 {
 	char text[LOG_TEXT_LEN], json[LOG_JSON_LEN];
+	unsigned int i;
+	int ret;
 
 	event_text(ev, text, sizeof(text));
-	if (!log_json() || event_json(ev, now_ns(), json, sizeof(json)))
+	if (!log_json())
+		ret = -1;
+	else if (ev->kind == EVENT_HOLDER_STACK)
+		ret = stack_json(ev, now_ns(), json, sizeof(json));
+	else
+		ret = event_json(ev, now_ns(), json, sizeof(json));
+	if (ret)
 		json[0] = '\0';
 	log_event(text, json);
+	if (ev->kind != EVENT_HOLDER_STACK)
+		return;
+	/* Then one frame a line, as the kernel prints a stack. */
+	for (i = 1; stack_line(ev->holder_stack.stack, i, text, sizeof(text));
+	     i++)
+		log_event(text, "");
 }

@@ -19,6 +19,16 @@
  * deescalate  runtime_ns (the configured one, which it gets again)
  * restore     nice, switches, ran_ns, runtime_ns, outcome ("progress",
  *             "no_progress", "unknown"), reason
+ * holder_stack
+ *             the task is the holder; victim (a task object), samples,
+ *             samples_with_this_stack, kernel_stack and user_stack (arrays
+ *             of frames, innermost first: address as a "0x..." string,
+ *             symbol (null: none known), offset and size from it; kernel:
+ *             module ("" the kernel itself); user: file, build_id,
+ *             elf_address and file_offset, for eu-addr2line), and
+ *             kernel_stack_note, user_stack_note: why a stack is short
+ *             or missing, or null; truncated when frames were left out
+ *             to fit the line. The text is one line and one a frame.
  */
 #ifndef STARVD_EVENT_H
 #define STARVD_EVENT_H
@@ -39,7 +49,10 @@ enum event_kind {
 	EVENT_ESCALATE,		/* this boost gets more than the last */
 	EVENT_DEESCALATE,	/* it keeps up: back to the configured -r */
 	EVENT_RESTORE,		/* a boost ended, the task got its policy back */
+	EVENT_HOLDER_STACK,	/* where the holder of a starving CPU ran */
 };
+
+struct holder_stack;
 
 struct event {
 	enum event_kind kind;
@@ -73,6 +86,10 @@ struct event {
 			uint64_t runtime_ns;		/* the boost's */
 			const char *reason;		/* why it ended */
 		} restore;
+		struct {
+			const struct holder_stack *stack;
+			unsigned int max_frames;	/* of each kind */
+		} holder_stack;
 	};
 };
 

@@ -33,7 +33,7 @@ void log_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The longest text line and JSON line a sink gets (longer ones are cut). */
 #define LOG_TEXT_LEN	1024
-#define LOG_JSON_LEN	2048
+#define LOG_JSON_LEN	8192	/* a holder stack's frames */
 
 /* Are events wanted as JSON lines (--json)? */
 bool log_json(void);

@@ -26,6 +26,8 @@ enum {
 	OPT_PRIORITY,
 	OPT_RT_THROTTLING,
 	OPT_NO_ESCALATION,
+	OPT_STACKS,
+	OPT_NO_USER_STACKS,
 };
 
 static const struct option long_options[] = {
@@ -56,6 +58,8 @@ static const struct option long_options[] = {
 	{ "help",		no_argument,       NULL, 'h' },
 	{ "json",		no_argument,       NULL, OPT_JSON },
 	{ "kstack",		no_argument,       NULL, OPT_KSTACK },
+	{ "stacks",		no_argument,       NULL, OPT_STACKS },
+	{ "no-user-stacks",	no_argument,       NULL, OPT_NO_USER_STACKS },
 	{ "mlock",		no_argument,       NULL, OPT_MLOCK },
 	{ "no-mlock",		no_argument,       NULL, OPT_NO_MLOCK },
 	{ "priority",		required_argument, NULL, OPT_PRIORITY },
@@ -97,6 +101,9 @@ static const char usage_text[] =
 "  -s, --log_syslog            log to syslog (default when daemonized)\n"
 "      --json                  one JSON object per event on stdout\n"
 "      --kstack                add the starved task's kernel stack\n"
+"      --stacks                sample the holder's kernel and user stack when\n"
+"                              a wait first crosses the threshold (also -v)\n"
+"      --no-user-stacks        holder stacks without user frames\n"
 "Daemon:\n"
 "  -f, --foreground            do not daemonize\n"
 "  -P, --pidfile FILE          write the daemon's PID to FILE\n"
@@ -374,6 +381,8 @@ static const struct {
 	{ 'N', offsetof(struct config, no_idle_detect) },
 	{ OPT_JSON, offsetof(struct config, json) },
 	{ OPT_KSTACK, offsetof(struct config, kstack) },
+	{ OPT_STACKS, offsetof(struct config, stacks) },
+	{ OPT_NO_USER_STACKS, offsetof(struct config, no_user_stacks) },
 	{ OPT_MLOCK, offsetof(struct config, mlock_required) },
 	{ OPT_RESTORE, offsetof(struct config, restore_only) },
 	{ OPT_NO_ESCALATION, offsetof(struct config, no_escalation) },
@@ -499,8 +508,10 @@ static enum parse_result validate(struct config *cfg, char *err, size_t len)
 			    "-r/--boost_runtime must be at least 1024 ns (SCHED_DEADLINE minimum)");
 	if (cfg->pidfile && check_pidfile(cfg->pidfile, err, len))
 		return PARSE_ERROR;
-	if (cfg->verbose)
+	if (cfg->verbose) {
 		cfg->foreground = true;
+		cfg->stacks = true;
+	}
 	return PARSE_OK;
 }
 

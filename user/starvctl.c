@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "metrics.h"
 #include "report.h"
 #include "sched_attr.h"
+#include "stack.h"
 #include "starvctl_args.h"
 #include "status_file.h"
 #include "top.h"
@@ -520,6 +522,48 @@ static int cmd_metrics(const struct ctl *c)
 	return ret || !cpus ? 1 : 0;
 }
 
+/*
+ * The last holder stack of each CPU (or -c's), as starvd kept it
+ * (stack.h): its JSON event with --json, else its lines.
+ */
+static int cmd_stacks(const struct ctl *c)
+{
+	char path[4200], *buf = malloc(1 << 16), *text;
+	int cpu, n = cpus_possible(), found = 0, ret;
+	struct stat st;
+	char when[64];
+
+	if (!buf)
+		return 1;
+	for (cpu = 0; cpu < n; cpu++) {
+		if (c->cpu >= 0 && cpu != c->cpu)
+			continue;
+		snprintf(path, sizeof(path), "%s/" STACK_FILE_PREFIX "%d",
+			 c->run_dir, cpu);
+		ret = read_file(path, buf, 1 << 16);
+		if (ret < 0 || stat(path, &st))
+			continue;
+		text = strchr(buf, '\n');
+		if (!text)
+			continue;
+		*text++ = '\0';
+		if (c->json) {
+			printf("%s\n", buf);
+		} else {
+			strftime(when, sizeof(when), "%F %T",
+				 localtime(&st.st_mtime));
+			printf("%sCPU %d, sampled %s:\n%s", found ? "\n" : "",
+			       cpu, when, text);
+		}
+		found++;
+	}
+	free(buf);
+	if (!found)
+		fprintf(stderr, "starvctl: no holder stack in %s (starvd keeps one per CPU with --stacks or -v, from its first starvation on)\n",
+			c->run_dir);
+	return found ? 0 : 1;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(const struct ctl *c, struct backend *b,
@@ -552,7 +596,7 @@ static int run(int argc, char **argv)
 		break;
 	}
 	if (!c.command)
-		return usage_error("expected one command: info, cpus, tasks, status, metrics or top");
+		return usage_error("expected one command: info, cpus, tasks, status, metrics, top or stacks");
 	if (c.output && strcmp(c.command, "metrics"))
 		return usage_error("--output is for the metrics command");
 	if (!strcmp(c.command, "status"))
@@ -561,6 +605,8 @@ static int run(int argc, char **argv)
 		return cmd_metrics(&c);
 	if (!strcmp(c.command, "top"))
 		return cmd_top(&c);
+	if (!strcmp(c.command, "stacks"))
+		return cmd_stacks(&c);
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(c.command, commands[i].name))
 			break;

@@ -9,13 +9,14 @@
 #include "version.h"
 
 static const char usage_text[] =
-"Usage: starvctl [options] info|cpus|tasks|status|metrics|top\n"
+"Usage: starvctl [options] info|cpus|tasks|status|metrics|top|stacks\n"
 "  info                 backend and clock in use\n"
 "  cpus                 per-CPU waiters, longest wait and the task on the CPU\n"
 "  tasks                tasks that are runnable but not running\n"
 "  status               the running starvd: backend, CPUs, boosts, counters\n"
 "  metrics              Prometheus text format (node_exporter textfile)\n"
 "  top                  live full-screen view of the waits and boosts\n"
+"  stacks               per CPU, where the holder of its last episode ran\n"
 "Options:\n"
 "  -c, --cpu N          only CPU N\n"
 "  -m, --min-wait S     only waits of at least S seconds (decimals allowed)\n"

@@ -22,12 +22,15 @@
 #include "caps.h"
 #include "daemon.h"
 #include "detect.h"
+#include "escape.h"
+#include "event.h"
 #include "journal.h"
 #include "log.h"
 #include "options.h"
 #include "proc.h"
 #include "read_retry.h"
 #include "report.h"
+#include "stack.h"
 #include "status_file.h"
 #include "throttle.h"
 #include "util.h"
@@ -49,9 +52,18 @@ struct starvd {
 	uint64_t start_time;		/* CLOCK_REALTIME, s */
 	char status_path[4096];		/* "": not published */
 	bool status_dirty, status_failed;
+	bool stacks_write_failed;
 	int sfd;
+	struct stacks *stacks;		/* --stacks, -v: holder stacks */
+	struct stack_episode *captured;	/* per CPU: the last one sampled */
 	bool rt_owned;		/* RT throttling turned off by this starvd */
 	int stage;		/* enum stage: how far start() got */
+};
+
+/* The episode whose holder a CPU's last stack is of. */
+struct stack_episode {
+	uint32_t tid;
+	uint64_t wait_start_ns;
 };
 
 enum ignore_match { NOT_IGNORED, IGNORED_THREAD, IGNORED_PROCESS };
@@ -68,6 +80,26 @@ static enum ignore_match ignored(const struct config *cfg,
 	task_comm(t->tgid, pcomm, len);
 	return regex_list_match(&cfg->ignore_processes, pcomm) ?
 	       IGNORED_PROCESS : NOT_IGNORED;
+}
+
+/*
+ * Sample the holder of @t's CPU, once an episode: -l reports the same
+ * wait again every threshold, and a new wait of the same task starts at
+ * least a threshold after the last one did.
+ */
+static void request_stack(struct starvd *d, const struct starvd_task *t,
+			  const struct starvd_task *h)
+{
+	uint64_t start = d->tasks.read_time_ns - t->wait_ns;
+	struct stack_episode *e;
+
+	if (!d->stacks || !h || t->cpu < 0 || t->cpu >= d->backend.nr_cpus)
+		return;
+	e = &d->captured[t->cpu];
+	if (e->tid == t->tid && start < e->wait_start_ns + d->cfg.threshold_ns)
+		return;
+	if (stacks_request(d->stacks, h, t))
+		*e = (struct stack_episode){ t->tid, start };
 }
 
 static void handle_starving(struct starvd *d, const struct starvd_task *t,
@@ -87,6 +119,7 @@ static void handle_starving(struct starvd *d, const struct starvd_task *t,
 	d->status_dirty = true;
 	report_starving(t, d->tasks.read_time_ns, h, d->cfg.log_only,
 			d->cfg.kstack);
+	request_stack(d, t, h);
 	/* As stalld: reported, then said why not boosted, once an episode. */
 	if (ign) {
 		report_ignored(t, ign == IGNORED_PROCESS ? pcomm : NULL);
@@ -206,15 +239,60 @@ static void open_status(struct starvd *d)
 	publish_status(d);
 }
 
+/* A holder stack's JSON line, then its text, for starvctl stacks. */
+static void fill_stack(FILE *f, const void *arg)
+{
+	const struct event *ev = arg;
+	char json[LOG_JSON_LEN], text[LOG_TEXT_LEN], safe[LOG_TEXT_LEN];
+	unsigned int i;
+
+	if (!event_json(ev, now_ns(), json, sizeof(json)))
+		fprintf(f, "%s\n", json);
+	else
+		fprintf(f, "{}\n");
+	for (i = 0; stack_line(ev->holder_stack.stack, i, text, sizeof(text));
+	     i++)
+		fprintf(f, "%s\n", str_escape_ctl(text, safe, sizeof(safe)));
+}
+
+/* Log the holder stacks sampled since the last look, and keep each. */
+static void log_stacks(struct starvd *d)
+{
+	struct holder_stack *h;
+	char path[4200];
+	int ret;
+
+	while ((h = stacks_take(d->stacks))) {
+		struct event ev = {
+			.kind = EVENT_HOLDER_STACK, .task = h->holder,
+			.holder_stack.stack = h,
+		};
+
+		if (h->once_note[0])
+			log_msg("%s", h->once_note);
+		event_log(&ev);
+		snprintf(path, sizeof(path), "%s/" STACK_FILE_PREFIX "%d",
+			 d->cfg.run_dir, h->holder.cpu);
+		ret = d->status_path[0] ?
+		      write_file_atomic(path, fill_stack, &ev) : 0;
+		if (ret && !d->stacks_write_failed)
+			log_err("cannot write %s: %s; starvctl stacks will not show it",
+				path, strerror(-ret));
+		d->stacks_write_failed = ret != 0;
+		free(h);
+	}
+}
+
 /*
- * Sleep until @deadline, a signal or the end of an emulation run on its
- * task's CPU (boost.h); returns the signal number or 0.
+ * Sleep until @deadline, a signal, the end of an emulation run on its
+ * task's CPU (boost.h) or a holder stack; returns the signal number or 0.
  */
 static int wait_until(struct starvd *d, uint64_t deadline)
 {
-	struct pollfd pfd[2] = {
+	struct pollfd pfd[3] = {
 		{ .fd = d->sfd, .events = POLLIN },
 		{ .fd = boost_poll_fd(&d->booster), .events = POLLIN },
+		{ .fd = stacks_poll_fd(d->stacks), .events = POLLIN },
 	};
 	struct signalfd_siginfo si;
 	struct timespec ts;
@@ -223,10 +301,12 @@ static int wait_until(struct starvd *d, uint64_t deadline)
 	delta = deadline > now ? deadline - now : 0;
 	ts.tv_sec = delta / NSEC_PER_SEC;
 	ts.tv_nsec = delta % NSEC_PER_SEC;
-	if (ppoll(pfd, 2, &ts, NULL) <= 0)
+	if (ppoll(pfd, 3, &ts, NULL) <= 0)
 		return 0;
 	if (pfd[1].revents & POLLIN)
 		boost_poll_ack(&d->booster);
+	if (pfd[2].revents & POLLIN)
+		log_stacks(d);
 	if (!(pfd[0].revents & POLLIN) ||
 	    read(d->sfd, &si, sizeof(si)) != sizeof(si))
 		return 0;
@@ -459,12 +539,20 @@ static int protect_process(struct starvd *d)
 {
 	int ret;
 
+	/* /proc/kallsyms: opened with the capabilities start-up has. */
+	if (d->cfg.stacks)
+		d->stacks = stacks_open(!d->cfg.no_user_stacks);
 	if (protect_self(&d->cfg) || caps_drop(&d->cfg, &d->backend))
 		return -1;
 	/* From here on no log sink can block the daemon (log.c). */
 	ret = log_start_async();
 	if (ret)
 		log_err("cannot start the log writer thread: %s; logging directly (a blocked console can then stall starvd)",
+			strerror(-ret));
+	/* After caps_drop(): the sampling thread has only what is kept. */
+	ret = d->stacks ? stacks_start(d->stacks) : 0;
+	if (ret)
+		log_err("holder stacks are off: cannot start their thread: %s",
 			strerror(-ret));
 	/* Boost steps are tens of microseconds: no timer slack. */
 	prctl(PR_SET_TIMERSLACK, 1UL);
@@ -486,7 +574,8 @@ static int init_monitoring(struct starvd *d)
 
 	d->cpus = calloc(d->backend.nr_cpus, sizeof(*d->cpus));
 	d->stats = calloc(d->backend.nr_cpus, sizeof(*d->stats));
-	if (!d->cpus || !d->stats) {
+	d->captured = calloc(d->backend.nr_cpus, sizeof(*d->captured));
+	if (!d->cpus || !d->stats || !d->captured) {
 		log_err("out of memory for %d CPUs", d->backend.nr_cpus);
 		return -1;
 	}
@@ -522,9 +611,11 @@ static int stop(struct starvd *d)
 	case STAGE_PIDFILE:
 		free(d->cpus);
 		free(d->stats);
+		free(d->captured);
 		pidfile_remove(d->cfg.pidfile);
 		fallthrough;
 	case STAGE_BACKEND:
+		stacks_close(d->stacks);
 		backend_close(&d->backend);
 		fallthrough;
 	case STAGE_JOURNAL:

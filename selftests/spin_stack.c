@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A holder for test_stacks, built with frame pointers, without, and
+ * stripped (selftests/Makefile): "user" spins in starvd_spin_inner(),
+ * called by starvd_spin_outer(); "syscall" spins in read() of /dev/zero
+ * from starvd_spin_syscall(). Either ends after MAX_S seconds.
+ *
+ * Usage: spin_stack user|syscall MAX_S
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile unsigned long sink;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The function the report must name: no call in its loop. */
+__attribute__((noinline)) unsigned long starvd_spin_inner(unsigned long n)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		sink += i;
+	return sink;
+}
+
+__attribute__((noinline)) unsigned long starvd_spin_outer(double end)
+{
+	unsigned long r = 0;
+
+	while (now() < end)
+		r += starvd_spin_inner(100000000UL);
+	return r;
+}
+
+/* Nearly all of its time in the kernel, zeroing the buffer. */
+__attribute__((noinline)) unsigned long starvd_spin_syscall(double end)
+{
+	static char buf[8 << 20];
+	unsigned long r = 0;
+	int fd = open("/dev/zero", O_RDONLY);
+
+	if (fd < 0)
+		return 0;
+	memset(buf, 1, sizeof(buf));
+	while (now() < end)
+		r += read(fd, buf, sizeof(buf));
+	close(fd);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	double end;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s user|syscall MAX_S\n", argv[0]);
+		return 2;
+	}
+	end = now() + atof(argv[2]);
+	if (!strcmp(argv[1], "syscall"))
+		sink = starvd_spin_syscall(end);
+	else
+		sink = starvd_spin_outer(end);
+	return 0;
+}

@@ -1,0 +1,851 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Holder stacks (stack.h): perf samples of the holder, named.
+ *
+ * Why perf_event_open() and not a BPF program: the kernel already does
+ * what is needed for a per-task event (the samples are filtered to the
+ * holder by the kernel, the callchain, the copy of the user stack and
+ * registers that perf --call-graph=dwarf uses), on every kernel starvd
+ * supports and on both backends, BPF or not; a BPF perf_event program
+ * would add an object, a load and a verifier to get the same bytes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "escape.h"
+#include "report.h"
+#include "stack.h"
+#include "util.h"
+
+#if !defined(STARVD_NO_LIBDW) && defined(__x86_64__)
+#define HAVE_UNWIND 1
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#endif
+
+#define SAMPLE_PERIOD_NS	1000000	/* one sample a millisecond */
+#define NR_SAMPLES		4	/* taken, at most */
+#define SAMPLE_WAIT_MS		50	/* the holder may not run at all */
+#define USER_STACK_BYTES	16384	/* copied from the holder's SP up */
+#define RING_PAGES		32	/* data pages: a few samples */
+#define MAX_QUEUED		8
+
+/* x86_64: perf_regs.h's AX..IP and R8..R15 */
+#define USER_REGS_MASK		0xff01ffULL
+#define NR_USER_REGS		17
+
+struct sample {
+	unsigned int nr_kernel;
+	uint64_t kernel[STACK_MAX_FRAMES];
+	uint64_t abi;			/* PERF_SAMPLE_REGS_ABI_* */
+	uint64_t regs[NR_USER_REGS];
+	uint64_t stack_size;		/* bytes valid in stack */
+	unsigned char *stack;
+	uint64_t user[STACK_MAX_FRAMES];	/* unwound */
+	unsigned int nr_user;
+	char user_note[256];
+};
+
+struct stacks {
+	bool user;
+	int kallsyms_fd;
+	int efd;
+	pthread_t thread;
+	bool started;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool stop;
+	/* Under lock: requests, and stacks done. */
+	struct holder_stack *queue[MAX_QUEUED];
+	unsigned int nr_queued;
+	struct holder_stack *done[MAX_QUEUED];
+	unsigned int nr_done;
+	/* The worker's own. */
+	bool said_perf, said_kallsyms, said_maps;
+};
+
+static int perf_open(struct perf_event_attr *a, pid_t tid, int cpu)
+{
+	return syscall(SYS_perf_event_open, a, tid, cpu, -1,
+		       PERF_FLAG_FD_CLOEXEC);
+}
+
+static void __attribute__((format(printf, 4, 5)))
+add_once(struct stacks *s, struct holder_stack *h, bool *said,
+	 const char *fmt, ...)
+{
+	size_t off = strlen(h->once_note);
+	va_list ap;
+
+	if (*said || off >= sizeof(h->once_note))
+		return;
+	*said = true;
+	va_start(ap, fmt);
+	vsnprintf(h->once_note + off, sizeof(h->once_note) - off, fmt, ap);
+	va_end(ap);
+}
+
+/* --- reading the ring --- */
+
+struct ring {
+	struct perf_event_mmap_page *meta;
+	unsigned char *data;
+	size_t size;		/* of data, a power of two */
+};
+
+/* Copy @len bytes at ring position @pos to @out. */
+static void ring_copy(const struct ring *r, uint64_t pos, void *out,
+		      size_t len)
+{
+	size_t at = pos & (r->size - 1), first = r->size - at;
+
+	if (first > len)
+		first = len;
+	memcpy(out, r->data + at, first);
+	memcpy((char *)out + first, r->data, len - first);
+}
+
+/* Take what @rec (a PERF_RECORD_SAMPLE, header skipped) says. */
+static int parse_sample(const unsigned char *p, const unsigned char *end,
+			bool user, struct sample *smp)
+{
+	uint64_t nr, i, v;
+
+#define TAKE(dst) do {							\
+		if (p + sizeof(dst) > end)				\
+			return -EINVAL;					\
+		memcpy(&(dst), p, sizeof(dst));				\
+		p += sizeof(dst);					\
+	} while (0)
+	p += 8;			/* PERF_SAMPLE_TID: pid, tid */
+	TAKE(nr);
+	for (i = 0; i < nr; i++) {
+		TAKE(v);
+		if (v >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;	/* a context marker */
+		if (smp->nr_kernel < STACK_MAX_FRAMES)
+			smp->kernel[smp->nr_kernel++] = v;
+	}
+	if (!user)
+		return 0;
+	TAKE(smp->abi);
+	if (smp->abi != PERF_SAMPLE_REGS_ABI_NONE)
+		for (i = 0; i < NR_USER_REGS; i++)
+			TAKE(smp->regs[i]);
+	TAKE(v);		/* the size asked for, 0 without a user stack */
+	if (!v)
+		return 0;
+	if (p + v + 8 > end)
+		return -EINVAL;
+	smp->stack = malloc(v);
+	if (!smp->stack)
+		return -ENOMEM;
+	memcpy(smp->stack, p, v);
+	p += v;
+	TAKE(smp->stack_size);	/* how much of it the kernel could copy */
+	if (smp->stack_size > v)
+		smp->stack_size = v;
+#undef TAKE
+	return 0;
+}
+
+static unsigned int read_samples(const struct ring *r, bool user,
+				 struct sample *smp)
+{
+	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+	uint64_t pos = r->meta->data_tail;
+	unsigned int n = 0;
+	unsigned char *rec = malloc(65536);
+
+	if (!rec)
+		return 0;
+	while (pos < head && n < NR_SAMPLES) {
+		struct perf_event_header hdr;
+
+		ring_copy(r, pos, &hdr, sizeof(hdr));
+		if (hdr.size < sizeof(hdr) || pos + hdr.size > head)
+			break;
+		if (hdr.type == PERF_RECORD_SAMPLE) {
+			ring_copy(r, pos, rec, hdr.size);
+			memset(&smp[n], 0, sizeof(smp[n]));
+			if (!parse_sample(rec + sizeof(hdr), rec + hdr.size,
+					  user, &smp[n]))
+				n++;
+		}
+		pos += hdr.size;
+	}
+	free(rec);
+	return n;
+}
+
+/*
+ * Sample @tid on @cpu for a few milliseconds; the samples in @smp, their
+ * number returned, -errno if the event cannot be opened.
+ */
+static int sample_task(pid_t tid, int cpu, bool user, struct sample *smp)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(a),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = SAMPLE_PERIOD_NS,
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN,
+		.disabled = 1,
+		.exclude_hv = 1,
+		/* User frames come from the copied stack, never from FPs. */
+		.exclude_callchain_user = 1,
+		.wakeup_events = NR_SAMPLES,
+		.sample_max_stack = STACK_MAX_FRAMES,
+	};
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len = (1 + RING_PAGES) * page;
+	struct pollfd pfd = { .events = POLLIN };
+	struct ring r;
+	void *map;
+	int fd, n;
+
+	if (user) {
+		a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a.sample_regs_user = USER_REGS_MASK;
+		a.sample_stack_user = USER_STACK_BYTES;
+	}
+	fd = perf_open(&a, tid, cpu);
+	if (fd < 0)
+		return -errno;
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		n = -errno;
+		close(fd);
+		return n;
+	}
+	r = (struct ring){ .meta = map, .data = (unsigned char *)map + page,
+			   .size = RING_PAGES * page };
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	pfd.fd = fd;
+	poll(&pfd, 1, SAMPLE_WAIT_MS);
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	n = read_samples(&r, user, smp);
+	munmap(map, len);
+	close(fd);
+	return n;
+}
+
+/* --- kernel symbols --- */
+
+struct ksym_want {
+	uint64_t addr;
+	uint64_t start, next;	/* best symbol start, next symbol start */
+	char name[128], module[64];
+};
+
+/*
+ * One pass over /proc/kallsyms for the addresses of @w (a few dozen):
+ * each gets the closest text symbol at or below it, and the size up to
+ * the next one. false if kallsyms gives no addresses (kptr_restrict).
+ */
+static bool kallsyms_lookup(int fd, struct ksym_want *w, unsigned int n)
+{
+	char line[512], name[128], mod[64];
+	bool any = false;
+	unsigned int i;
+	uint64_t addr;
+	FILE *f;
+	char type;
+	int dfd;
+
+	if (fd < 0 || lseek(fd, 0, SEEK_SET) < 0)
+		return false;
+	dfd = dup(fd);
+	f = dfd < 0 ? NULL : fdopen(dfd, "r");
+	if (!f) {
+		if (dfd >= 0)
+			close(dfd);
+		return false;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		mod[0] = '\0';
+		if (sscanf(line, "%" SCNx64 " %c %127s [%63[^]]]", &addr,
+			   &type, name, mod) < 3)
+			continue;
+		if (addr)
+			any = true;
+		if (type != 't' && type != 'T')
+			continue;
+		for (i = 0; i < n; i++) {
+			if (addr <= w[i].addr && addr >= w[i].start && addr) {
+				w[i].start = addr;
+				snprintf(w[i].name, sizeof(w[i].name), "%s",
+					 name);
+				snprintf(w[i].module, sizeof(w[i].module),
+					 "%s", mod);
+			} else if (addr > w[i].addr && addr < w[i].next) {
+				w[i].next = addr;
+			}
+		}
+	}
+	fclose(f);
+	return any;
+}
+
+static void name_kernel(struct stacks *s, const struct sample *smp,
+			struct holder_stack *h)
+{
+	struct ksym_want w[STACK_MAX_FRAMES] = {};
+	unsigned int i;
+
+	for (i = 0; i < smp->nr_kernel; i++) {
+		w[i].addr = smp->kernel[i];
+		w[i].next = UINT64_MAX;
+	}
+	h->nr_kernel = smp->nr_kernel;
+	if (smp->nr_kernel &&
+	    !kallsyms_lookup(s->kallsyms_fd, w, smp->nr_kernel))
+		add_once(s, h, &s->said_kallsyms,
+			 "kernel frames are shown as addresses: /proc/kallsyms gave starvd no addresses (kernel.kptr_restrict without CAP_SYSLOG when starvd started)");
+	for (i = 0; i < h->nr_kernel; i++) {
+		struct stack_frame *f = &h->kernel[i];
+
+		f->addr = w[i].addr;
+		if (!w[i].name[0])
+			continue;
+		snprintf(f->symbol, sizeof(f->symbol), "%s", w[i].name);
+		snprintf(f->module, sizeof(f->module), "%s", w[i].module);
+		f->offset = f->addr - w[i].start;
+		if (w[i].next != UINT64_MAX)
+			f->size = w[i].next - w[i].start;
+	}
+}
+
+/* --- user frames: DWARF unwinding of the copied stack (libdwfl) --- */
+
+#ifdef HAVE_UNWIND
+struct unwind {
+	Dwfl *dwfl;
+	pid_t tid;
+	struct sample *smp;
+	bool reported;
+};
+
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct unwind *u = arg;
+
+	if (*thread_argp)
+		return 0;
+	*thread_argp = arg;
+	return u->tid;
+}
+
+/* The holder's memory: only the copy of its stack. */
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
+			void *arg)
+{
+	struct unwind *u = arg;
+	uint64_t sp = u->smp->regs[7];
+
+	if (addr < sp || addr + sizeof(*result) > sp + u->smp->stack_size)
+		return false;
+	memcpy(result, u->smp->stack + (addr - sp), sizeof(*result));
+	return true;
+}
+
+/* perf's x86_64 order (AX BX CX DX SI DI BP SP IP R8..R15) to DWARF's. */
+static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct unwind *u = arg;
+	const uint64_t *r = u->smp->regs;
+	Dwarf_Word dw[17] = {
+		r[0], r[3], r[2], r[1], r[4], r[5], r[6], r[7],
+		r[9], r[10], r[11], r[12], r[13], r[14], r[15], r[16],
+		r[8],
+	};
+
+	return dwfl_thread_state_registers(thread, 0, 17, dw);
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = next_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+static int frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct unwind *u = arg;
+	Dwarf_Addr pc;
+
+	if (!dwfl_frame_pc(state, &pc, NULL))
+		return DWARF_CB_ABORT;
+	u->smp->user[u->smp->nr_user++] = pc;
+	return u->smp->nr_user < STACK_MAX_FRAMES ? DWARF_CB_OK :
+						    DWARF_CB_ABORT;
+}
+
+static char *debuginfo_path;
+static const Dwfl_Callbacks proc_callbacks = {
+	.find_elf = dwfl_linux_proc_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+};
+
+/* The holder's mappings; NULL (and why in @note) if unreadable. */
+static Dwfl *report_maps(pid_t tgid, char *note, size_t len)
+{
+	Dwfl *dwfl = dwfl_begin(&proc_callbacks);
+	int ret;
+
+	if (!dwfl) {
+		snprintf(note, len, "libdwfl: %s", dwfl_errmsg(-1));
+		return NULL;
+	}
+	dwfl_report_begin(dwfl);
+	ret = dwfl_linux_proc_report(dwfl, tgid);
+	dwfl_report_end(dwfl, NULL, NULL);
+	if (ret) {
+		snprintf(note, len, "cannot read /proc/%d/maps: %s", tgid,
+			 ret > 0 ? strerror(ret) : dwfl_errmsg(-1));
+		dwfl_end(dwfl);
+		return NULL;
+	}
+	return dwfl;
+}
+
+static void unwind_sample(Dwfl *dwfl, pid_t tid, struct sample *smp)
+{
+	struct unwind u = { .dwfl = dwfl, .tid = tid, .smp = smp };
+	int ret;
+
+	if (smp->abi != PERF_SAMPLE_REGS_ABI_64) {
+		snprintf(smp->user_note, sizeof(smp->user_note),
+			 "not unwound: a 32-bit task");
+		return;
+	}
+	if (!dwfl_attach_state(dwfl, NULL, tid, &thread_callbacks, &u)) {
+		snprintf(smp->user_note, sizeof(smp->user_note),
+			 "not unwound: %s", dwfl_errmsg(-1));
+		return;
+	}
+	ret = dwfl_getthread_frames(dwfl, tid, frame_cb, &u);
+	if (ret < 0)
+		snprintf(smp->user_note, sizeof(smp->user_note),
+			 "%u frame(s) unwound, then stopped: %s (the copy is the %" PRIu64 " bytes above the stack pointer)",
+			 smp->nr_user, dwfl_errmsg(-1), smp->stack_size);
+	else if (ret > 0)
+		snprintf(smp->user_note, sizeof(smp->user_note),
+			 "the first %u frames shown", smp->nr_user);
+}
+#endif
+
+/* Unwind each sample's user stack (each its own Dwfl: its own state). */
+static void unwind_user(struct stacks *s, const struct starvd_task *t,
+			struct sample *smp, unsigned int n,
+			struct holder_stack *h)
+{
+#ifdef HAVE_UNWIND
+	char note[256] = "";
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		Dwfl *dwfl;
+
+		if (smp[i].abi == PERF_SAMPLE_REGS_ABI_NONE) {
+			snprintf(smp[i].user_note, sizeof(smp[i].user_note),
+				 "none (a kernel thread)");
+			continue;
+		}
+		dwfl = report_maps(t->tgid, note, sizeof(note));
+		if (!dwfl) {
+			snprintf(smp[i].user_note, sizeof(smp[i].user_note),
+				 "not shown: %s", note);
+			add_once(s, h, &s->said_maps, "user frames of other users' tasks need CAP_SYS_PTRACE (reading /proc/PID/maps): %s",
+				 note);
+			continue;
+		}
+		unwind_sample(dwfl, t->tid, &smp[i]);
+		dwfl_end(dwfl);
+	}
+#else
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		snprintf(smp[i].user_note, sizeof(smp[i].user_note),
+			 "not shown: this starvd was built without libdw, or for an architecture it cannot unwind");
+#endif
+}
+
+#ifdef HAVE_UNWIND
+/* Where @rel (an address in @elf's own layout) is in the file. */
+static uint64_t file_offset(Elf *elf, uint64_t rel)
+{
+	size_t i, n;
+
+	if (!elf || elf_getphdrnum(elf, &n))
+		return UINT64_MAX;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD &&
+		    rel >= ph.p_vaddr && rel < ph.p_vaddr + ph.p_filesz)
+			return ph.p_offset + (rel - ph.p_vaddr);
+	}
+	return UINT64_MAX;
+}
+
+static void name_user_frame(Dwfl *dwfl, uint64_t pc, bool first,
+			    struct stack_frame *f)
+{
+	/* A return address is past its call: look up the call. */
+	uint64_t look = first ? pc : pc - 1;
+	Dwfl_Module *m = dwfl_addrmodule(dwfl, look);
+	const unsigned char *bid;
+	GElf_Addr bid_vaddr, bias;
+	const char *name, *file;
+	GElf_Off off;
+	GElf_Sym sym;
+	Elf *elf;
+	int i, nb;
+
+	f->addr = pc;
+	f->file_offset = UINT64_MAX;
+	if (!m)
+		return;
+	file = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+	snprintf(f->module, sizeof(f->module), "%s", file ? file : "");
+	elf = dwfl_module_getelf(m, &bias);
+	if (elf) {
+		f->elf_addr = pc - bias;
+		f->file_offset = file_offset(elf, pc - bias);
+	}
+	nb = dwfl_module_build_id(m, &bid, &bid_vaddr);
+	for (i = 0; i < nb && i < (int)(sizeof(f->build_id) - 1) / 2; i++)
+		snprintf(f->build_id + 2 * i, 3, "%02x", bid[i]);
+	name = dwfl_module_addrinfo(m, look, &off, &sym, NULL, NULL, NULL);
+	if (name) {
+		snprintf(f->symbol, sizeof(f->symbol), "%s", name);
+		f->offset = off + (pc - look);
+		f->size = sym.st_size;
+	}
+}
+#endif
+
+/* Name the frames of @smp, the sample shown. */
+static void name_user(const struct starvd_task *t, const struct sample *smp,
+		      struct holder_stack *h)
+{
+#ifdef HAVE_UNWIND
+	char note[256];
+	unsigned int i;
+	Dwfl *dwfl;
+
+	if (!smp->nr_user)
+		return;
+	dwfl = report_maps(t->tgid, note, sizeof(note));
+	h->nr_user = smp->nr_user;
+	for (i = 0; i < smp->nr_user; i++) {
+		h->user[i].addr = smp->user[i];
+		h->user[i].file_offset = UINT64_MAX;
+		if (dwfl)
+			name_user_frame(dwfl, smp->user[i], !i, &h->user[i]);
+	}
+	if (dwfl)
+		dwfl_end(dwfl);
+#endif
+}
+
+static bool same_stack(const struct sample *a, const struct sample *b)
+{
+	return a->nr_kernel == b->nr_kernel && a->nr_user == b->nr_user &&
+	       !memcmp(a->kernel, b->kernel, a->nr_kernel * sizeof(uint64_t)) &&
+	       !memcmp(a->user, b->user, a->nr_user * sizeof(uint64_t));
+}
+
+/* The stack most samples have; the later one of a tie. */
+static unsigned int most_common(const struct sample *smp, unsigned int n,
+				unsigned int *count)
+{
+	unsigned int i, j, best = 0, most = 0;
+
+	for (i = 0; i < n; i++) {
+		unsigned int c = 0;
+
+		for (j = 0; j < n; j++)
+			c += same_stack(&smp[i], &smp[j]);
+		if (c >= most) {
+			most = c;
+			best = i;
+		}
+	}
+	*count = most;
+	return best;
+}
+
+static void capture(struct stacks *s, struct holder_stack *h)
+{
+	struct sample smp[NR_SAMPLES];
+	unsigned int i, best;
+	int n;
+
+	n = sample_task(h->holder.tid, h->holder.cpu, s->user, smp);
+	if (n < 0) {
+		snprintf(h->kernel_note, sizeof(h->kernel_note),
+			 "not sampled: perf_event_open: %s", strerror(-n));
+		if (n == -EACCES || n == -EPERM)
+			add_once(s, h, &s->said_perf, "holder stacks are not shown: sampling another task needs CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8): %s",
+				 strerror(-n));
+		return;
+	}
+	h->nr_samples = n;
+	if (!n) {
+		snprintf(h->kernel_note, sizeof(h->kernel_note),
+			 "no sample: the holder did not run on CPU %d in %d ms",
+			 h->holder.cpu, SAMPLE_WAIT_MS);
+		return;
+	}
+	if (s->user)
+		unwind_user(s, &h->holder, smp, n, h);
+	best = most_common(smp, n, &h->nr_same);
+	name_kernel(s, &smp[best], h);
+	if (!smp[best].nr_kernel)
+		snprintf(h->kernel_note, sizeof(h->kernel_note),
+			 "none: it ran in user space");
+	if (!s->user)
+		snprintf(h->user_note, sizeof(h->user_note),
+			 "not taken (--no-user-stacks)");
+	else
+		snprintf(h->user_note, sizeof(h->user_note), "%s",
+			 smp[best].user_note);
+	name_user(&h->holder, &smp[best], h);
+	for (i = 0; i < (unsigned int)n; i++)
+		free(smp[i].stack);
+}
+
+static void *worker(void *arg)
+{
+	struct stacks *s = arg;
+	struct holder_stack *h;
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		while (!s->stop && !s->nr_queued)
+			pthread_cond_wait(&s->cond, &s->lock);
+		if (s->stop)
+			break;
+		h = s->queue[0];
+		memmove(s->queue, s->queue + 1,
+			--s->nr_queued * sizeof(s->queue[0]));
+		pthread_mutex_unlock(&s->lock);
+		capture(s, h);
+		pthread_mutex_lock(&s->lock);
+		if (s->nr_done < MAX_QUEUED)
+			s->done[s->nr_done++] = h;
+		else
+			free(h);
+		/* An eventfd counter: cannot fail here. */
+		(void)!write(s->efd, &one, sizeof(one));
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+struct stacks *stacks_open(bool user)
+{
+	struct stacks *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->user = user;
+	s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	s->kallsyms_fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->cond, NULL);
+	/* A daemon asks no network server for debug information. */
+	unsetenv("DEBUGINFOD_URLS");
+	return s;
+}
+
+int stacks_start(struct stacks *s)
+{
+	struct sched_param sp = { 0 };
+	pthread_attr_t attr;
+	sigset_t all, old;
+	int ret;
+
+	if (s->efd < 0)
+		return -EMFILE;
+	/* SCHED_OTHER: naming takes milliseconds the loop must not wait. */
+	pthread_attr_init(&attr);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
+	pthread_attr_setschedparam(&attr, &sp);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	ret = -pthread_create(&s->thread, &attr, worker, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	s->started = !ret;
+	return ret;
+}
+
+bool stacks_request(struct stacks *s, const struct starvd_task *holder,
+		    const struct starvd_task *victim)
+{
+	struct holder_stack *h;
+	bool queued = false;
+
+	if (!s || !s->started || !holder || !holder->tid || holder->cpu < 0)
+		return false;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return false;
+	h->holder = *holder;
+	h->victim = *victim;
+	pthread_mutex_lock(&s->lock);
+	if (s->nr_queued < MAX_QUEUED) {
+		s->queue[s->nr_queued++] = h;
+		queued = true;
+		pthread_cond_signal(&s->cond);
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (!queued)
+		free(h);
+	return queued;
+}
+
+int stacks_poll_fd(const struct stacks *s)
+{
+	return s && s->started ? s->efd : -1;
+}
+
+struct holder_stack *stacks_take(struct stacks *s)
+{
+	struct holder_stack *h = NULL;
+	uint64_t v;
+
+	if (!s || !s->started)
+		return NULL;
+	pthread_mutex_lock(&s->lock);
+	if (s->nr_done) {
+		h = s->done[0];
+		memmove(s->done, s->done + 1,
+			--s->nr_done * sizeof(s->done[0]));
+	}
+	/* Nothing left: clear the counter (EAGAIN if already clear). */
+	if (!s->nr_done)
+		(void)!read(s->efd, &v, sizeof(v));
+	pthread_mutex_unlock(&s->lock);
+	return h;
+}
+
+void stacks_close(struct stacks *s)
+{
+	unsigned int i;
+
+	if (!s)
+		return;
+	if (s->started) {
+		pthread_mutex_lock(&s->lock);
+		s->stop = true;
+		pthread_cond_signal(&s->cond);
+		pthread_mutex_unlock(&s->lock);
+		pthread_join(s->thread, NULL);
+	}
+	for (i = 0; i < s->nr_queued; i++)
+		free(s->queue[i]);
+	for (i = 0; i < s->nr_done; i++)
+		free(s->done[i]);
+	if (s->efd >= 0)
+		close(s->efd);
+	if (s->kallsyms_fd >= 0)
+		close(s->kallsyms_fd);
+	free(s);
+}
+
+/* --- rendering --- */
+
+static void kernel_frame(const struct stack_frame *f, char *buf, size_t len)
+{
+	char size[32] = "";
+
+	if (!f->symbol[0]) {
+		snprintf(buf, len, "  kernel: 0x%" PRIx64, f->addr);
+		return;
+	}
+	if (f->size)
+		snprintf(size, sizeof(size), "/0x%" PRIx64, f->size);
+	snprintf(buf, len, "  kernel: %s+0x%" PRIx64 "%s%s%s%s", f->symbol,
+		 f->offset, size, f->module[0] ? " [" : "", f->module,
+		 f->module[0] ? "]" : "");
+}
+
+static void user_frame(const struct stack_frame *f, char *buf, size_t len)
+{
+	char where[160] = "", size[32] = "";
+
+	if (f->build_id[0])
+		snprintf(where, sizeof(where), ", build ID %s", f->build_id);
+	if (f->symbol[0]) {
+		if (f->size)
+			snprintf(size, sizeof(size), "/0x%" PRIx64, f->size);
+		snprintf(buf, len, "  user: %s+0x%" PRIx64 "%s (%s)", f->symbol,
+			 f->offset, size, f->module[0] ? f->module : "?");
+	} else if (f->module[0] && f->file_offset != UINT64_MAX) {
+		snprintf(buf, len,
+			 "  user: 0x%" PRIx64 " (%s%s, no symbol: file offset 0x%" PRIx64 ", ELF address 0x%" PRIx64 ")",
+			 f->addr, f->module, where, f->file_offset, f->elf_addr);
+	} else {
+		snprintf(buf, len, "  user: 0x%" PRIx64 " (%s)", f->addr,
+			 f->module[0] ? f->module : "no mapping known");
+	}
+}
+
+bool stack_line(const struct holder_stack *h, unsigned int i, char *buf,
+		size_t len)
+{
+	unsigned int nk = h->nr_kernel + !!h->kernel_note[0];
+	unsigned int nu = h->nr_user + !!h->user_note[0];
+
+	if (!i) {
+		char who[128];
+
+		format_holder(&h->holder, who, sizeof(who));
+		snprintf(buf, len,
+			 "holder stack on CPU %d: %s, behind which %s-%u starved (%u sample(s), %u with this stack)",
+			 h->holder.cpu, who, esc_name(h->victim.comm),
+			 h->victim.tid, h->nr_samples, h->nr_same);
+		return true;
+	}
+	i--;
+	if (i < h->nr_kernel) {
+		kernel_frame(&h->kernel[i], buf, len);
+		return true;
+	}
+	if (i < nk) {
+		snprintf(buf, len, "  kernel stack: %s", h->kernel_note);
+		return true;
+	}
+	i -= nk;
+	if (i < h->nr_user) {
+		user_frame(&h->user[i], buf, len);
+		return true;
+	}
+	if (i < nu) {
+		snprintf(buf, len, "  user stack: %s", h->user_note);
+		return true;
+	}
+	return false;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Where the CPU went: the stack of the task holding a CPU when a wait on
+ * it first crosses the threshold (docs/design.md, "Holder stacks").
+ *
+ * A capture is a per-task software cpu-clock perf event on the holder,
+ * on its CPU, sampling every millisecond with the kernel's callchain and
+ * (unless user stacks are off) a copy of the user stack and registers;
+ * after a few samples it is closed: nothing stays open between
+ * episodes. Kernel frames are named from /proc/kallsyms, user frames
+ * unwound from the copied stack with elfutils' libdwfl (DWARF CFI,
+ * .eh_frame) and named from the binaries' symbols, or given as build ID
+ * and file offset where a binary has none.
+ *
+ * The sampling and naming run in a thread of their own at SCHED_OTHER
+ * (stack.c), never in the main loop; the main thread takes finished
+ * stacks when stacks_poll_fd() is readable and logs them itself (the log
+ * has one producer).
+ */
+#ifndef STARVD_STACK_H
+#define STARVD_STACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <starvd/abi.h>
+
+#define STACK_MAX_FRAMES	24	/* kernel and user, each */
+
+/*
+ * <run-dir>/holder-stack.cpuN: the last stack sampled on CPU N, for
+ * starvctl stacks: its holder_stack JSON event on the first line, then
+ * the lines the log got (escaped).
+ */
+#define STACK_FILE_PREFIX	"holder-stack.cpu"
+
+struct stack_frame {
+	uint64_t addr;		/* return address; the first: where it ran */
+	uint64_t offset;	/* from the symbol's start */
+	uint64_t size;		/* the symbol's, 0: unknown */
+	/* User frames: where @addr is in its file, for eu-addr2line. */
+	uint64_t elf_addr;	/* address in the ELF file's own layout */
+	uint64_t file_offset;	/* offset in the file, ~0: not in a segment */
+	char symbol[128];	/* "": none known */
+	char module[160];	/* kernel: module ("": vmlinux); user: file */
+	char build_id[64];	/* user: hex, "": none */
+};
+
+struct holder_stack {
+	struct starvd_task holder;
+	struct starvd_task victim;	/* the task that starved behind it */
+	unsigned int nr_samples;	/* taken */
+	unsigned int nr_same;		/* of them with this stack */
+	unsigned int nr_kernel, nr_user;
+	struct stack_frame kernel[STACK_MAX_FRAMES];
+	struct stack_frame user[STACK_MAX_FRAMES];
+	/* Why there are no or few frames of a kind, "" if complete. */
+	char kernel_note[192];
+	char user_note[256];
+	/* Said once per daemon, not per stack (the main thread logs it). */
+	char once_note[320];
+};
+
+struct stacks;
+
+/*
+ * Before capabilities are dropped: opens /proc/kallsyms (kept open: its
+ * addresses are shown per the opener's CAP_SYSLOG under kptr_restrict).
+ * @user: user stacks too. NULL if out of memory.
+ */
+struct stacks *stacks_open(bool user);
+/* After they are dropped (the thread inherits what is kept); -errno. */
+int stacks_start(struct stacks *s);
+/* Ask for @holder's stack (once per episode); false if none is taken. */
+bool stacks_request(struct stacks *s, const struct starvd_task *holder,
+		    const struct starvd_task *victim);
+/* Readable when a stack is ready. */
+int stacks_poll_fd(const struct stacks *s);
+/* A finished stack (free() it), or NULL. */
+struct holder_stack *stacks_take(struct stacks *s);
+void stacks_close(struct stacks *s);
+
+/*
+ * The lines of @h as logged, kernel style: a header, then one frame a
+ * line. @i: 0 for the header, then each frame; false after the last.
+ */
+bool stack_line(const struct holder_stack *h, unsigned int i, char *buf,
+		size_t len);
+
+#endif
