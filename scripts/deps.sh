@@ -20,6 +20,8 @@ pkgs=(
 	libclang-rt-dev
 	libbpf-dev libelf-dev zlib1g-dev libnl-genl-3-dev libnl-3-dev libcap-dev
 	libjson-c-dev
+	libdw-dev	# holder stacks' user frames (user/stack.c)
+	elfutils	# eu-addr2line, eu-readelf (test_stacks)
 	linux-source-6.12
 	# Packages (make check-pkg): dpkg-buildpackage with dh_dkms, lintian,
 	# rpmbuild; the kernel's kselftest install (make kselftest) uses rsync.

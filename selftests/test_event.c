@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 
 #include "kselftest_harness.h"
+#include "lib/daemon_proc.h"
 
 #include "event.h"
 #include "json.h"
@@ -44,24 +45,6 @@ static const struct starvd_task hog = {
 	.policy = SCHED_FIFO, .comm = "dpdk-worker",
 };
 
-/*
- * Parse @s as strict JSON whose strings must be valid UTF-8 (json-c's own
- * validator, not ours); NULL if it does not parse.
- */
-static struct json_object *parse_strict(const char *s)
-{
-	struct json_tokener *tok = json_tokener_new();
-	struct json_object *o;
-
-	if (!tok)
-		return NULL;
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
-			       JSON_TOKENER_VALIDATE_UTF8);
-	o = json_tokener_parse_ex(tok, s, strlen(s) + 1);
-	json_tokener_free(tok);
-	return o;
-}
-
 /* Render @ev as JSON and parse it back; NULL if it does not parse. */
 static struct json_object *parse(const struct event *ev)
 {
@@ -69,7 +52,7 @@ static struct json_object *parse(const struct event *ev)
 
 	if (event_json(ev, 12345, buf, sizeof(buf)))
 		return NULL;
-	return parse_strict(buf);
+	return json_parse_strict(buf);
 }
 
 static const char *str(struct json_object *o, const char *key)

@@ -236,23 +236,13 @@ static void check_restore(struct __test_metadata *_metadata, pid_t tid,
 	expect_attr(_metadata, tid, &e.saved);
 }
 
-static void promtool_path(char *buf, size_t len)
-{
-	char self_exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
-
-	self_exe[n > 0 ? n : 0] = '\0';
-	snprintf(buf, len, "%s/prometheus/usr/bin/promtool",
-		 dirname(self_exe));
-}
-
 /* The metrics file, through promtool check metrics. */
 static void check_metrics(struct __test_metadata *_metadata)
 {
 	char dir[] = "/tmp/starvd-names.XXXXXX", file[64], cmd[2 * PATH_MAX];
-	char promtool[PATH_MAX], out[65536];
+	const char *promtool = test_path("prometheus/usr/bin/promtool");
+	char out[65536];
 
-	promtool_path(promtool, sizeof(promtool));
 	ASSERT_EQ(0, access(promtool, X_OK))
 		TH_LOG("%s missing: make -C selftests fetches it", promtool);
 	ASSERT_TRUE(mkdtemp(dir) != NULL);

@@ -219,21 +219,6 @@ static int snapshot_changed(struct __test_metadata *_metadata,
 	return bad;
 }
 
-/* A program next to this one (heartbeat). */
-static const char *sibling(const char *name)
-{
-	static char path[512];
-	char self[400];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n <= 0)
-		return name;
-	self[n] = '\0';
-	*strrchr(self, '/') = '\0';
-	snprintf(path, sizeof(path), "%s/%s", self, name);
-	return path;
-}
-
 static pid_t heartbeat_start(const char *file, int seconds)
 {
 	char s[16];
@@ -243,7 +228,7 @@ static pid_t heartbeat_start(const char *file, int seconds)
 		return pid;
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	snprintf(s, sizeof(s), "%d", seconds);
-	execl(sibling("heartbeat"), "heartbeat", "-c", "0", "-o", file,
+	execl(test_path("heartbeat"), "heartbeat", "-c", "0", "-o", file,
 	      "-s", s, (char *)NULL);
 	_exit(127);
 }

@@ -872,17 +872,6 @@ TEST_F_TIMEOUT(starve, status_and_metrics_show_the_boost, 40)
 	victim_stop(&w);
 }
 
-/* Debian's node_exporter, unpacked next to this test by its Makefile. */
-static void exporter_path(char *buf, size_t len)
-{
-	char self_exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
-
-	self_exe[n > 0 ? n : 0] = '\0';
-	snprintf(buf, len, "%s/node-exporter/usr/bin/prometheus-node-exporter",
-		 dirname(self_exe));
-}
-
 /*
  * What a fleet's Prometheus gets: node_exporter's textfile collector
  * parses the file "starvctl metrics -o" writes during a boost (a format
@@ -892,13 +881,14 @@ static void exporter_path(char *buf, size_t len)
 TEST_F_TIMEOUT(starve, metrics_scraped_by_node_exporter, 40)
 {
 	char dir[] = "/tmp/starvd-prom.XXXXXX", file[PATH_MAX + 16];
-	char exporter[PATH_MAX], out[16384], series[128];
+	const char *exporter =
+		test_path("node-exporter/usr/bin/prometheus-node-exporter");
+	char out[16384], series[128];
 	pid_t tid = self->v.st->tid;
 	int ret;
 
 	if (getenv("STARVD_VM_GUEST"))
 		SKIP(return, "the test guests have no network, not even loopback: node_exporter is checked on the host");
-	exporter_path(exporter, sizeof(exporter));
 	ASSERT_EQ(0, access(exporter, X_OK))
 		TH_LOG("%s missing: make -C selftests fetches it", exporter);
 	ASSERT_TRUE(NULL != mkdtemp(dir));

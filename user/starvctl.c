@@ -253,28 +253,9 @@ static int read_daemon(const struct ctl *c, struct daemon_status *s,
 static struct json_object *per_cpu_json(const struct daemon_status *s,
 					 struct json_object *o)
 {
-	struct json_object *arr = json_object_new_array();
-	struct cpu_stats sum = { 0 };
-	size_t i;
+	struct cpu_stats sum;
+	struct json_object *arr = status_cpus_json(s, &sum);
 
-	for (i = 0; i < (size_t)s->nr_cpus; i++) {
-		const struct cpu_stats *st = &s->cpu[i];
-		struct json_object *c;
-
-		sum.starving += st->starving;
-		sum.boosts += st->boosts;
-		sum.failures += st->failures;
-		if (!arr || (!st->starving && !st->boosts && !st->failures))
-			continue;
-		c = json_object_new_object();
-		if (!c)
-			continue;
-		json_put_int(c, "cpu", i);
-		json_put_u64(c, "starving", st->starving);
-		json_put_u64(c, "boosts", st->boosts);
-		json_put_u64(c, "failures", st->failures);
-		json_object_array_add(arr, c);
-	}
 	json_put_u64(o, "starving", sum.starving);
 	json_put_u64(o, "boosts", sum.boosts);
 	json_put_u64(o, "failures", sum.failures);

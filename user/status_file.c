@@ -27,19 +27,27 @@
 #define STATE_MAX_CPUS	STARVD_MAX_CPUS
 
 /* An object for each CPU with something to count. */
-static struct json_object *cpus_json(const struct daemon_status *s)
+struct json_object *status_cpus_json(const struct daemon_status *s,
+				     struct cpu_stats *sum)
 {
 	struct json_object *arr = json_object_new_array(), *o;
 	int i;
 
-	for (i = 0; arr && i < s->nr_cpus; i++) {
+	if (sum)
+		memset(sum, 0, sizeof(*sum));
+	for (i = 0; i < s->nr_cpus; i++) {
 		const struct cpu_stats *c = &s->cpu[i];
 
-		if (!c->starving && !c->boosts && !c->failures)
+		if (sum) {
+			sum->starving += c->starving;
+			sum->boosts += c->boosts;
+			sum->failures += c->failures;
+		}
+		if (!arr || (!c->starving && !c->boosts && !c->failures))
 			continue;
 		o = json_object_new_object();
 		if (!o)
-			break;
+			continue;
 		json_put_int(o, "cpu", i);
 		json_put_u64(o, "starving", c->starving);
 		json_put_u64(o, "boosts", c->boosts);
@@ -115,7 +123,7 @@ static void fill_state(FILE *f, const void *arg)
 	json_put_u64(o, "nr_escalations", s->nr_escalations);
 	json_put_u64(o, "max_runtime_ns", s->max_runtime_ns);
 	json_put_int(o, "nr_cpus", s->nr_cpus);
-	json_put(o, "cpu", cpus_json(s));
+	json_put(o, "cpu", status_cpus_json(s, NULL));
 	json_put(o, "boosting", boosting_json(s));
 	json_put(o, "escalated", escalated_json(s));
 	text = json_line(o);

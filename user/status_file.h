@@ -75,6 +75,15 @@ int status_file_parse(const char *buf, struct daemon_status *s);
 int status_file_read(const char *path, struct daemon_status *s);
 void status_file_free(struct daemon_status *s);
 
+/*
+ * The CPUs with a counter above 0, as a JSON array of {cpu, starving,
+ * boosts, failures} (the status file's and starvctl status --json's);
+ * @sum, if not NULL, gets the totals over every CPU. NULL without memory.
+ */
+struct json_object;
+struct json_object *status_cpus_json(const struct daemon_status *s,
+				     struct cpu_stats *sum);
+
 /* Is the process that wrote @s still running as starvd? */
 bool status_daemon_alive(const struct daemon_status *s);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -11,6 +12,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <json-c/json.h>
 
 #include "daemon_proc.h"
 #include "proc.h"
@@ -51,6 +54,21 @@ const char *bin_path(const char *name)
 	char *p = path[slot++ % 4];
 
 	snprintf(p, sizeof(path[0]), "%s/%s", bin_dir(), name);
+	return p;
+}
+
+const char *test_path(const char *rel)
+{
+	static char path[4][PATH_MAX];
+	static int slot;
+	char *p = path[slot++ % 4], self[PATH_MAX / 2], *slash;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	slash = n > 0 ? memrchr(self, '/', n) : NULL;
+	if (!slash)
+		return rel;
+	*slash = '\0';
+	snprintf(p, PATH_MAX, "%s/%s", self, rel);
 	return p;
 }
 
@@ -630,4 +648,18 @@ void json_str(const char *line, const char *key, char *buf, size_t len)
 	p++;
 	n = strcspn(p, "\"");
 	snprintf(buf, len, "%.*s", (int)n, p);
+}
+
+struct json_object *json_parse_strict(const char *s)
+{
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *o;
+
+	if (!tok)
+		return NULL;
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
+			       JSON_TOKENER_VALIDATE_UTF8);
+	o = json_tokener_parse_ex(tok, s, strlen(s) + 1);
+	json_tokener_free(tok);
+	return o;
 }

@@ -95,6 +95,12 @@ const char *daemon_out_tail(const struct daemon_proc *d, size_t max);
  */
 void daemon_trim(struct daemon_proc *d, size_t keep_err);
 
+struct json_object;
+/*
+ * Parse @s as strict JSON whose strings must be valid UTF-8 (json-c's own
+ * validator); NULL if it does not parse. json_object_put() it.
+ */
+struct json_object *json_parse_strict(const char *s);
 /* Integer value of "key": in a JSON line, 0 if missing. */
 int64_t json_int(const char *line, const char *key);
 /* String value of "key": copied into buf ("" if missing). */
@@ -105,6 +111,12 @@ void json_str(const char *line, const char *key, char *buf, size_t len);
  * directory if starvd is there (kselftest install), or ../user.
  */
 const char *bin_path(const char *name);
+/*
+ * A file at @rel from this test program's own directory (what its
+ * Makefile put next to it: heartbeat, the unpacked node_exporter or
+ * promtool); @rel itself if that directory is not known.
+ */
+const char *test_path(const char *rel);
 /* "bpf" or "netlink", from $STARVD_TEST_BACKEND. */
 const char *test_backend(void);
 
