@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -137,6 +138,7 @@ int fifo_worker_start(struct fifo_worker *w)
 {
 	struct sched_param sp = { .sched_priority = w->prio };
 	pthread_attr_t attr;
+	char name[16];
 	cpu_set_t set;
 	int ret;
 
@@ -163,6 +165,11 @@ int fifo_worker_start(struct fifo_worker *w)
 	if (!ret)
 		ret = pthread_create(&w->thread, &attr, worker, w);
 	pthread_attr_destroy(&attr);
+	/* Who that is on a busy CPU, for top and ps: starvd's, for the CPU. */
+	if (!ret) {
+		snprintf(name, sizeof(name), "starvd-fifo/%d", w->cpu);
+		pthread_setname_np(w->thread, name);
+	}
 	if (ret) {
 		close(w->stop_fd);
 		w->stop_fd = -1;
