@@ -21,6 +21,7 @@
 
 #include "caps.h"
 #include "log.h"
+#include "stack.h"
 #include "util.h"
 
 /* Capabilities the running kernel knows (CAP_BPF came in 5.8). */
@@ -220,7 +221,7 @@ static void stack_caps(const struct config *cfg, uint64_t prm,
 		k->stacks = CAP_BIT(CAP_PERFMON) & prm;
 	else
 		k->stacks = CAP_BIT(CAP_SYS_ADMIN) & prm;
-	if (!cfg->no_user_stacks)
+	if (!cfg->no_user_stacks && stacks_unwind_supported())
 		k->user_stacks = CAP_BIT(CAP_SYS_PTRACE) & prm;
 }
 

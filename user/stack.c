@@ -35,6 +35,8 @@
 #define HAVE_UNWIND 1
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
+#else
+#define HAVE_UNWIND 0
 #endif
 
 #define SAMPLE_PERIOD_NS	1000000	/* one sample a millisecond */
@@ -62,6 +64,7 @@ struct sample {
 
 struct stacks {
 	bool user;
+	const char *user_off;	/* the user note when !user */
 	int kallsyms_fd;
 	int efd;
 	pthread_t thread;
@@ -119,22 +122,29 @@ static void ring_copy(const struct ring *r, uint64_t pos, void *out,
 	memcpy((char *)out + first, r->data, len - first);
 }
 
-/* Take what @rec (a PERF_RECORD_SAMPLE, header skipped) says. */
+/* @len bytes at *@p into @dst, if @end allows; *@p moves past them. */
+static bool take(const unsigned char **p, const unsigned char *end,
+		 void *dst, size_t len)
+{
+	if (len > (size_t)(end - *p))
+		return false;
+	memcpy(dst, *p, len);
+	*p += len;
+	return true;
+}
+
+/* What a PERF_RECORD_SAMPLE says, from @p (past its header) to @end. */
 static int parse_sample(const unsigned char *p, const unsigned char *end,
 			bool user, struct sample *smp)
 {
-	uint64_t nr, i, v;
+	uint64_t nr, i, v, size;
 
-#define TAKE(dst) do {							\
-		if (p + sizeof(dst) > end)				\
-			return -EINVAL;					\
-		memcpy(&(dst), p, sizeof(dst));				\
-		p += sizeof(dst);					\
-	} while (0)
 	p += 8;			/* PERF_SAMPLE_TID: pid, tid */
-	TAKE(nr);
+	if (!take(&p, end, &nr, sizeof(nr)))
+		return -EINVAL;
 	for (i = 0; i < nr; i++) {
-		TAKE(v);
+		if (!take(&p, end, &v, sizeof(v)))
+			return -EINVAL;
 		if (v >= (uint64_t)PERF_CONTEXT_MAX)
 			continue;	/* a context marker */
 		if (smp->nr_kernel < STACK_MAX_FRAMES)
@@ -142,24 +152,23 @@ static int parse_sample(const unsigned char *p, const unsigned char *end,
 	}
 	if (!user)
 		return 0;
-	TAKE(smp->abi);
-	if (smp->abi != PERF_SAMPLE_REGS_ABI_NONE)
-		for (i = 0; i < NR_USER_REGS; i++)
-			TAKE(smp->regs[i]);
-	TAKE(v);		/* the size asked for, 0 without a user stack */
-	if (!v)
-		return 0;
-	if (p + v + 8 > end)
+	if (!take(&p, end, &smp->abi, sizeof(smp->abi)) ||
+	    (smp->abi != PERF_SAMPLE_REGS_ABI_NONE &&
+	     !take(&p, end, smp->regs, sizeof(smp->regs))) ||
+	    !take(&p, end, &size, sizeof(size)))
 		return -EINVAL;
-	smp->stack = malloc(v);
+	if (!size)		/* no user stack (a kernel thread) */
+		return 0;
+	if (size + 8 > (size_t)(end - p))
+		return -EINVAL;
+	smp->stack = malloc(size);
 	if (!smp->stack)
 		return -ENOMEM;
-	memcpy(smp->stack, p, v);
-	p += v;
-	TAKE(smp->stack_size);	/* how much of it the kernel could copy */
-	if (smp->stack_size > v)
-		smp->stack_size = v;
-#undef TAKE
+	take(&p, end, smp->stack, size);
+	/* How much of it the kernel could copy. */
+	take(&p, end, &smp->stack_size, sizeof(smp->stack_size));
+	if (smp->stack_size > size)
+		smp->stack_size = size;
 	return 0;
 }
 
@@ -332,7 +341,7 @@ static void name_kernel(struct stacks *s, const struct sample *smp,
 
 /* --- user frames: DWARF unwinding of the copied stack (libdwfl) --- */
 
-#ifdef HAVE_UNWIND
+#if HAVE_UNWIND
 struct unwind {
 	Dwfl *dwfl;
 	pid_t tid;
@@ -455,7 +464,7 @@ static void unwind_user(struct stacks *s, const struct starvd_task *t,
 			struct sample *smp, unsigned int n,
 			struct holder_stack *h)
 {
-#ifdef HAVE_UNWIND
+#if HAVE_UNWIND
 	char note[256] = "";
 	unsigned int i;
 
@@ -478,16 +487,10 @@ static void unwind_user(struct stacks *s, const struct starvd_task *t,
 		unwind_sample(dwfl, t->tid, &smp[i]);
 		dwfl_end(dwfl);
 	}
-#else
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		snprintf(smp[i].user_note, sizeof(smp[i].user_note),
-			 "not shown: this starvd was built without libdw, or for an architecture it cannot unwind");
 #endif
 }
 
-#ifdef HAVE_UNWIND
+#if HAVE_UNWIND
 /* Where @rel (an address in @elf's own layout) is in the file. */
 static uint64_t file_offset(Elf *elf, uint64_t rel)
 {
@@ -546,7 +549,7 @@ static void name_user_frame(Dwfl *dwfl, uint64_t pc, bool first,
 static void name_user(const struct starvd_task *t, const struct sample *smp,
 		      struct holder_stack *h)
 {
-#ifdef HAVE_UNWIND
+#if HAVE_UNWIND
 	char note[256];
 	unsigned int i;
 	Dwfl *dwfl;
@@ -623,8 +626,8 @@ static void capture(struct stacks *s, struct holder_stack *h)
 		snprintf(h->kernel_note, sizeof(h->kernel_note),
 			 "none: it ran in user space");
 	if (!s->user)
-		snprintf(h->user_note, sizeof(h->user_note),
-			 "not taken (--no-user-stacks)");
+		snprintf(h->user_note, sizeof(h->user_note), "%s",
+			 s->user_off);
 	else
 		snprintf(h->user_note, sizeof(h->user_note), "%s",
 			 smp[best].user_note);
@@ -662,13 +665,21 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+bool stacks_unwind_supported(void)
+{
+	return HAVE_UNWIND;
+}
+
 struct stacks *stacks_open(bool user)
 {
 	struct stacks *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return NULL;
-	s->user = user;
+	/* Without an unwinder no stack is copied: nothing to read it. */
+	s->user = user && HAVE_UNWIND;
+	s->user_off = !user ? "not taken (--no-user-stacks)" :
+		      "not taken: this starvd was built without libdw (LIBDW=0), or for an architecture whose user stacks it cannot unwind (x86_64 only)";
 	s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	s->kallsyms_fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
 	pthread_mutex_init(&s->lock, NULL);
@@ -813,11 +824,26 @@ static void user_frame(const struct stack_frame *f, char *buf, size_t len)
 	}
 }
 
+/* Line @i of one kind of frames: the frames, then the note if any. */
+static bool section_line(const struct stack_frame *f, unsigned int n,
+			 const char *note, const char *kind,
+			 void (*frame)(const struct stack_frame *, char *,
+				       size_t),
+			 unsigned int i, char *buf, size_t len)
+{
+	if (i < n)
+		frame(&f[i], buf, len);
+	else if (i == n && *note)
+		snprintf(buf, len, "  %s stack: %s", kind, note);
+	else
+		return false;
+	return true;
+}
+
 bool stack_line(const struct holder_stack *h, unsigned int i, char *buf,
 		size_t len)
 {
 	unsigned int nk = h->nr_kernel + !!h->kernel_note[0];
-	unsigned int nu = h->nr_user + !!h->user_note[0];
 
 	if (!i) {
 		char who[128];
@@ -830,22 +856,9 @@ bool stack_line(const struct holder_stack *h, unsigned int i, char *buf,
 		return true;
 	}
 	i--;
-	if (i < h->nr_kernel) {
-		kernel_frame(&h->kernel[i], buf, len);
+	if (section_line(h->kernel, h->nr_kernel, h->kernel_note, "kernel",
+			 kernel_frame, i, buf, len))
 		return true;
-	}
-	if (i < nk) {
-		snprintf(buf, len, "  kernel stack: %s", h->kernel_note);
-		return true;
-	}
-	i -= nk;
-	if (i < h->nr_user) {
-		user_frame(&h->user[i], buf, len);
-		return true;
-	}
-	if (i < nu) {
-		snprintf(buf, len, "  user stack: %s", h->user_note);
-		return true;
-	}
-	return false;
+	return section_line(h->user, h->nr_user, h->user_note, "user",
+			    user_frame, i - nk, buf, len);
 }

@@ -70,6 +70,8 @@ struct stacks;
  * @user: user stacks too. NULL if out of memory.
  */
 struct stacks *stacks_open(bool user);
+/* Can this build unwind user stacks (libdw, x86_64)? Else none is copied. */
+bool stacks_unwind_supported(void);
 /* After they are dropped (the thread inherits what is kept); -errno. */
 int stacks_start(struct stacks *s);
 /* Ask for @holder's stack (once per episode); false if none is taken. */

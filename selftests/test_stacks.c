@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Holder stacks (--stacks, -v), judged from outside: a SCHED_FIFO busy
+ * loop whose spinning function has a distinctive name (spin_stack.c,
+ * built with frame pointers, without, and stripped) holds the test CPU
+ * with a SCHED_FIFO victim behind it; starvd's holder_stack event must
+ * name that function, or for the stripped build give the build ID and the
+ * address eu-addr2line names it from; a loop inside read() must show
+ * the kernel frames of that call; --no-user-stacks gives kernel frames
+ * alone; without CAP_PERFMON the capture says why, once; with -v the
+ * report line is unchanged and the stack follows it, and starvctl stacks
+ * shows it; every JSON line starvd prints parses.
+ */
+#include <grp.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "kselftest_harness.h"
+#include "lib/starve_fixture.h"
+#include "stack.h"
+
+#define SPIN_MAX_S	"20"
+
+/* The holder: @bin (a spin_stack build) at SCHED_FIFO on @cpu. */
+static pid_t spin_start(int cpu, const char *bin, const char *mode)
+{
+	struct sched_attr a = fifo_attr(HOG_PRIO);
+	pid_t pid;
+
+	if (is_preempt_rt()) {
+		avoid_cpu(cpu);
+		rt_hard_timers();
+	}
+	pid = fork();
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (sched_setattr_tid(0, &a) || pin(0, cpu))
+		_exit(1);
+	execl(bin, bin, mode, SPIN_MAX_S, (char *)NULL);
+	_exit(127);
+}
+
+static const char *str_of(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static struct json_object *array_of(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_array))
+		return NULL;
+	return v;
+}
+
+/* The index of the first frame of @a whose symbol is @sym, or -1. */
+static int frame_named(struct json_object *a, const char *sym)
+{
+	size_t i, n = a ? json_object_array_length(a) : 0;
+
+	for (i = 0; i < n; i++) {
+		const char *s = str_of(json_object_array_get_idx(a, i),
+				       "symbol");
+
+		if (s && !strcmp(s, sym))
+			return i;
+	}
+	return -1;
+}
+
+/* The build ID eu-readelf reads from @bin's note, in @id. */
+static int build_id_of(const char *bin, char *id, size_t len)
+{
+	const char *const argv[] = { "eu-readelf", "-n", bin, NULL };
+	char out[8192], *p;
+
+	if (run_capture(argv, out, sizeof(out)))
+		return -1;
+	p = strstr(out, "Build ID: ");
+	if (!p)
+		return -1;
+	p += strlen("Build ID: ");
+	snprintf(id, len, "%.*s", (int)strspn(p, "0123456789abcdef"), p);
+	return 0;
+}
+
+/* eu-addr2line -f: the function at @addr of @bin, then its line. */
+static int addr2line(const char *bin, const char *addr, char *out,
+		     size_t len)
+{
+	const char *const argv[] = { "eu-addr2line", "-f", "-e", bin, addr,
+				     NULL };
+
+	return run_capture(argv, out, len);
+}
+
+/*
+ * The file offset of ELF address @addr in @bin, from its LOAD program
+ * headers as eu-readelf -l prints them; -1 if in none.
+ */
+static long long offset_in_file(const char *bin, unsigned long long addr)
+{
+	const char *const argv[] = { "eu-readelf", "-l", bin, NULL };
+	unsigned long long off, vaddr, paddr, filesz;
+	static char out[16384];
+	const char *l;
+
+	if (run_capture(argv, out, sizeof(out)))
+		return -1;
+	for (l = strstr(out, "  LOAD "); l; l = strstr(l + 1, "  LOAD ")) {
+		if (sscanf(l, " LOAD %llx %llx %llx %llx", &off, &vaddr, &paddr,
+			   &filesz) == 4 &&
+		    addr >= vaddr && addr < vaddr + filesz)
+			return off + (addr - vaddr);
+	}
+	return -1;
+}
+
+static int starvctl_stacks(const char *run_dir, int cpu, char *out,
+			   size_t len)
+{
+	char c[16];
+	const char *const argv[] = { bin_path("starvctl"), "--run-dir",
+				     run_dir, "-c", c, "stacks", NULL };
+
+	snprintf(c, sizeof(c), "%d", cpu);
+	return run_capture(argv, out, len);
+}
+
+/* A holder_stack line is longer than the fixture's line buffer. */
+static char line[16384];
+static struct json_object *ev;
+
+/*
+ * @bin in @mode takes the test CPU from the fixture's busy loop, the
+ * victim behind it; starvd (log only: the loop keeps the CPU) runs with
+ * @flag and @flag2 (or NULL); the holder_stack event for it in line, parsed in ev.
+ */
+static void holder_stack_of(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(starve) *self, const char *bin,
+			    const char *mode, const char *flag, const char *flag2)
+{
+	const char *const args[] = { "-t", "0.5", "-l", flag, flag2, NULL };
+	int ret;
+
+	ASSERT_EQ(0, access(bin, X_OK)) TH_LOG("%s: not built", bin);
+	kill_and_reap(self->hog);
+	self->hog = spin_start(self->cpu, bin, mode);
+	ASSERT_LT(0, self->hog);
+	ASSERT_TRUE(victim_stuck(&self->v))
+		TH_LOG("the victim still runs beside %s", bin);
+	ASSERT_EQ(0, daemon_start(self->d, args));
+	ret = daemon_wait_event(self->d, "holder_stack", self->hog, EVENT_MS,
+				line, sizeof(line));
+	ASSERT_EQ(0, ret) TH_LOG("no holder_stack event for %d; events:\n%sstderr:\n%s",
+				 (int)self->hog,
+				 daemon_out_tail(self->d, 4096), self->d->err);
+	if (ev)
+		json_object_put(ev);
+	ev = json_parse_strict(line);
+	ASSERT_TRUE(NULL != ev) TH_LOG("not JSON: %s", line);
+}
+
+/* Every line starvd printed on stdout is one JSON object. */
+static void all_json_parses(struct __test_metadata *_metadata,
+			    struct daemon_proc *d)
+{
+	char *copy = strndup(d->out, d->out_len), *l, *save = NULL;
+	int n = 0;
+
+	ASSERT_TRUE(NULL != copy);
+	for (l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		struct json_object *o = json_parse_strict(l);
+
+		EXPECT_TRUE(o && json_object_is_type(o, json_type_object))
+			TH_LOG("not a JSON object: %s", l);
+		if (o)
+			json_object_put(o);
+		n++;
+	}
+	free(copy);
+	EXPECT_LT(0, n);
+}
+
+/* The spinning function, then its caller, by name, in @bin. */
+static void names_spin(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(starve) *self, const char *bin)
+{
+	struct json_object *user = array_of(ev, "user_stack"), *f;
+	int inner = frame_named(user, "starvd_spin_inner");
+
+	ASSERT_LE(0, inner) TH_LOG("starvd_spin_inner not in %s", line);
+	f = json_object_array_get_idx(user, inner);
+	EXPECT_STREQ(bin, str_of(f, "file"));
+	/* Unwound past it: the CFI (or frame pointer) of the copy worked. */
+	EXPECT_EQ(inner + 1, frame_named(user, "starvd_spin_outer"))
+		TH_LOG("no caller after starvd_spin_inner: %s", line);
+	EXPECT_LE(0, frame_named(user, "main"));
+	all_json_parses(_metadata, self->d);
+}
+
+TEST_F(starve, names_spinning_function_with_frame_pointers)
+{
+	holder_stack_of(_metadata, self, test_path("spin_stack-fp"), "user",
+			"--stacks", NULL);
+	names_spin(_metadata, self, test_path("spin_stack-fp"));
+}
+
+TEST_F(starve, names_spinning_function_without_frame_pointers)
+{
+	holder_stack_of(_metadata, self, test_path("spin_stack-nofp"), "user",
+			"--stacks", NULL);
+	names_spin(_metadata, self, test_path("spin_stack-nofp"));
+}
+
+/* No symbols: build ID and address; eu-addr2line names it from them. */
+TEST_F(starve, stripped_binary_gives_build_id_and_address)
+{
+	const char *stripped = test_path("spin_stack-stripped");
+	const char *full = test_path("spin_stack-nofp");
+	struct json_object *user, *f;
+	char id[128], want[128], out[4096];
+	const char *addr;
+
+	holder_stack_of(_metadata, self, stripped, "user", "--stacks", NULL);
+	user = array_of(ev, "user_stack");
+	ASSERT_TRUE(user && json_object_array_length(user) > 0)
+		TH_LOG("no user frames: %s", line);
+	f = json_object_array_get_idx(user, 0);
+	EXPECT_STREQ(stripped, str_of(f, "file"));
+	EXPECT_EQ(NULL, str_of(f, "symbol"));
+	ASSERT_EQ(0, build_id_of(stripped, want, sizeof(want)));
+	snprintf(id, sizeof(id), "%s", str_of(f, "build_id") ?: "");
+	EXPECT_STREQ(want, id);
+	addr = str_of(f, "elf_address");
+	ASSERT_TRUE(addr != NULL);
+	ASSERT_EQ(0, addr2line(full, addr, out, sizeof(out)));
+	EXPECT_TRUE(!strncmp(out, "starvd_spin_inner", 17))
+		TH_LOG("eu-addr2line -f -e %s %s: %s", full, addr, out);
+	/* The offset a debuginfod client or a reader of the file takes. */
+	ASSERT_TRUE(str_of(f, "file_offset") != NULL);
+	EXPECT_EQ(offset_in_file(stripped, strtoull(addr, NULL, 16)),
+		  (long long)strtoull(str_of(f, "file_offset"), NULL, 16));
+	all_json_parses(_metadata, self->d);
+}
+
+/* Spinning in read(): the kernel frames of that call, then the caller. */
+TEST_F(starve, kernel_frames_of_a_system_call)
+{
+	struct json_object *kernel;
+
+	holder_stack_of(_metadata, self, test_path("spin_stack-fp"),
+			"syscall", "--stacks", NULL);
+	kernel = array_of(ev, "kernel_stack");
+	EXPECT_LE(0, frame_named(kernel, "ksys_read"))
+		TH_LOG("no ksys_read in the kernel frames: %s", line);
+	EXPECT_LE(0, frame_named(array_of(ev, "user_stack"),
+				 "starvd_spin_syscall"))
+		TH_LOG("no starvd_spin_syscall in the user frames: %s",
+		       line);
+	all_json_parses(_metadata, self->d);
+}
+
+/* --no-user-stacks: kernel frames alone, and why no user frames. */
+TEST_F(starve, no_user_stacks_gives_kernel_frames_only)
+{
+	struct json_object *user;
+
+	holder_stack_of(_metadata, self, test_path("spin_stack-fp"),
+			"syscall", "--stacks", "--no-user-stacks");
+	EXPECT_LE(0, frame_named(array_of(ev, "kernel_stack"), "ksys_read"))
+		TH_LOG("no ksys_read in the kernel frames: %s", line);
+	user = array_of(ev, "user_stack");
+	ASSERT_TRUE(user != NULL);
+	EXPECT_EQ(0, json_object_array_length(user));
+	EXPECT_STREQ("not taken (--no-user-stacks)",
+		     str_of(ev, "user_stack_note"));
+	all_json_parses(_metadata, self->d);
+}
+
+static void become_nobody(void)
+{
+	int cap;
+
+	for (cap = 0; cap <= CAP_LAST_CAP; cap++)
+		prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+	if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+	    setresuid(65534, 65534, 65534))
+		_exit(126);
+}
+
+/*
+ * Without CAP_PERFMON: no stack, the reason in the stack and said once
+ * (the first capture's note for the log, none in the next), in the
+ * capture code starvd runs, as a user who may not sample the holder.
+ * The daemon itself needs CAP_PERFMON for the BPF backend anyway.
+ */
+TEST_F(starve, without_perfmon_says_why_once)
+{
+	struct starvd_task h = { .tid = self->hog, .tgid = self->hog,
+				 .cpu = self->cpu, .comm = "stv-hog" };
+	struct starvd_task v = { .tid = self->v.st->tid, .comm = "stv-victim" };
+	int pipefd[2], status, i;
+	struct holder_stack got[2];
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct stacks *s;
+
+		become_nobody();
+		s = stacks_open(true);
+		if (!s || stacks_start(s))
+			_exit(1);
+		for (i = 0; i < 2; i++) {
+			struct pollfd p = { .fd = stacks_poll_fd(s),
+					    .events = POLLIN };
+			struct holder_stack *hs;
+
+			if (!stacks_request(s, &h, &v))
+				_exit(2);
+			while (!(hs = stacks_take(s)))
+				poll(&p, 1, 1000);
+			if (write(pipefd[1], hs, sizeof(*hs)) != sizeof(*hs))
+				_exit(3);
+			free(hs);
+		}
+		stacks_close(s);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(sizeof(got[i]), read(pipefd[0], &got[i],
+					       sizeof(got[i])));
+	close(pipefd[0]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, status);
+	EXPECT_EQ(0, got[0].nr_kernel + got[0].nr_user);
+	EXPECT_TRUE(strstr(got[0].kernel_note, "not sampled: perf_event_open") != NULL)
+		TH_LOG("kernel note: %s", got[0].kernel_note);
+	EXPECT_TRUE(strstr(got[0].once_note, "CAP_PERFMON") != NULL)
+		TH_LOG("said: %s", got[0].once_note);
+	EXPECT_STREQ("", got[1].once_note);
+	EXPECT_TRUE(strstr(got[1].kernel_note, "not sampled") != NULL);
+}
+
+/*
+ * -v: the report line as it was, then the stack as lines; starvctl
+ * stacks shows it afterwards.
+ */
+TEST_F(starve, verbose_text_and_starvctl)
+{
+	const char *bin = test_path("spin_stack-fp");
+	char want[160], out[16384];
+	const char *report, *header, *frame, *end;
+	char tail[128];
+	uint64_t t0;
+	int ret;
+
+	holder_stack_of(_metadata, self, bin, "user", "-v", NULL);
+	snprintf(want, sizeof(want), "holder stack on CPU %d: ", self->cpu);
+	ASSERT_TRUE(daemon_wait_output(self->d, "  user: starvd_spin_inner+",
+				       EVENT_MS))
+		TH_LOG("stderr:\n%s", self->d->err);
+	report = strstr(self->d->err, "starved on CPU");
+	header = strstr(self->d->err, want);
+	frame = strstr(self->d->err, "  user: starvd_spin_inner+");
+	ASSERT_TRUE(report && header && frame);
+	EXPECT_TRUE(report < header && header < frame);
+	/*
+	 * The stalld-compatible line ends as it does without stacks: with
+	 * the holder (whose name, spin_stack-fp, says "stack" itself).
+	 */
+	snprintf(tail, sizeof(tail), "behind spin_stack-fp-%d, SCHED_FIFO %d) [log only]",
+		 (int)self->hog, HOG_PRIO);
+	end = strchrnul(report, '\n');
+	EXPECT_TRUE(end - report > (long)strlen(tail) &&
+		    !strncmp(end - strlen(tail), tail, strlen(tail)))
+		TH_LOG("the report line does not end with \"%s\": %.*s", tail,
+		       (int)(end - report), report);
+	/*
+	 * starvd writes the file after its log lines; the run directory may
+	 * hold an earlier test's: wait for this holder's, as for an event.
+	 */
+	snprintf(want, sizeof(want), "behind which stv-victim-%d starved",
+		 (int)self->v.st->tid);
+	for (t0 = now_ns();; usleep(50000)) {
+		ret = starvctl_stacks(self->d->run_dir, self->cpu, out,
+				      sizeof(out));
+		if ((!ret && strstr(out, want)) ||
+		    now_ns() - t0 > EVENT_MS * NSEC_PER_MSEC)
+			break;
+	}
+	EXPECT_EQ(0, ret);
+	EXPECT_TRUE(strstr(out, want) &&
+		    strstr(out, "  user: starvd_spin_inner+"))
+		TH_LOG("starvctl stacks: %s", out);
+}
+
+TEST_HARNESS_MAIN
