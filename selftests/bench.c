@@ -19,7 +19,11 @@
  *     boosted period (its schedstat) over the configured runtime, with
  *     SCHED_DEADLINE (HRTICK_DL on where starvd can turn it on) and with
  *     the SCHED_FIFO emulation. "bench overrun" runs only this one (the
- *     guests: make bench-vm).
+ *     guests: make bench-vm);
+ *  7. what one holder stack (--stacks) costs starvd in CPU time, and how
+ *     long from the request to the named stack ("bench stacks": only
+ *     this one). Nothing stays attached between captures: 1. is the
+ *     same with --stacks.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -27,6 +31,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -46,6 +51,7 @@
 #include "lib/daemon_proc.h"
 #include "lib/workload.h"
 #include "proc.h"
+#include "stack.h"
 #include "util.h"
 
 #define ROUNDS		8	/* each configuration twice in each position */
@@ -593,6 +599,123 @@ static void bench_overrun(int cpu)
 	overrun_mode(cpu, "SCHED_FIFO emulation", true);
 }
 
+static uint64_t process_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* The perf events this process holds open (anon_inode:[perf_event]). */
+static int perf_fds(void)
+{
+	char path[64], target[64];
+	int fd, n = 0;
+
+	for (fd = 0; fd < 1024; fd++) {
+		ssize_t len;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		len = readlink(path, target, sizeof(target) - 1);
+		if (len <= 0)
+			continue;
+		target[len] = '\0';
+		n += !strcmp(target, "anon_inode:[perf_event]");
+	}
+	return n;
+}
+
+/* One capture of @h by @s, waited for; NULL if none came. */
+static struct holder_stack *capture_one(struct stacks *s,
+					const struct starvd_task *h,
+					const struct starvd_task *v)
+{
+	struct pollfd p = { .fd = stacks_poll_fd(s), .events = POLLIN };
+	struct holder_stack *hs;
+	int tries = 10;
+
+	if (!stacks_request(s, h, v))
+		return NULL;
+	while (!(hs = stacks_take(s)) && tries--)
+		poll(&p, 1, 1000);
+	return hs;
+}
+
+/*
+ * 7. What one holder stack costs starvd (--stacks, user/stack.c): the
+ * same code, on a process spinning on @cpu; CPU time of the whole
+ * process (the capture thread's, the main thread only waits). Then
+ * what stays: the perf events left open, and the context-switch rate
+ * of 1. right after a capture against no capture at all, in rotated
+ * rounds (the spinner stopped meanwhile).
+ */
+static void bench_stack_capture(int cpu)
+{
+	struct starvd_task h = { .cpu = cpu, .comm = "bench-spin" };
+	struct starvd_task v = { .tid = 1, .comm = "bench" };
+	struct stacks *s = stacks_open(true);
+	double cpu_ms[10], wall_ms[10], rate[2][ROUNDS], base;
+	struct holder_stack *hs = NULL;
+	unsigned int frames = 0;
+	int i, r, c, n = 10, left;
+	pid_t pid;
+
+	pid = fork();
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		pin(0, cpu);
+		for (;;)
+			;
+	}
+	h.tid = h.tgid = pid;
+	printf("\n7. One holder stack (--stacks): 4 samples at 1 ms, kernel and user frames named\n");
+	if (!s || stacks_start(s)) {
+		printf("   cannot start the capture thread\n");
+		kill_and_reap(pid);
+		return;
+	}
+	usleep(100000);
+	for (i = 0; i < n; i++) {
+		uint64_t c0 = process_cpu_ns(), t0 = now_ns();
+
+		hs = capture_one(s, &h, &v);
+		cpu_ms[i] = (double)(process_cpu_ns() - c0) / NSEC_PER_MSEC;
+		wall_ms[i] = (double)(now_ns() - t0) / NSEC_PER_MSEC;
+		if (!hs) {
+			printf("   no stack came back\n");
+			goto out;
+		}
+		frames = hs->nr_kernel + hs->nr_user;
+		free(hs);
+	}
+	printf("   starvd's CPU time per capture: %.2f ms (median of %d), %.2f ms from request to stack, %u frames\n",
+	       median(cpu_ms, n), n, median(wall_ms, n), frames);
+	left = perf_fds();
+	for (r = 0; r < ROUNDS; r++)
+		for (i = 0; i < 2; i++) {
+			c = (r + i) % 2;
+			if (c) {
+				kill(pid, SIGCONT);
+				free(capture_one(s, &h, &v));
+				left += perf_fds();
+			}
+			kill(pid, SIGSTOP);
+			rate[c][r] = pingpong(cpu, PINGPONGS);
+		}
+	base = median(rate[0], ROUNDS);
+	printf("   perf events open after %d captures: %d\n", n + ROUNDS, left);
+	printf("   hot path (1.): %-32s %9.0f round trips/s  %.3fx\n",
+	       "no capture", base, 1.0);
+	printf("   hot path (1.): %-32s %9.0f round trips/s  %.3fx\n",
+	       "right after a capture", median(rate[1], ROUNDS),
+	       median(rate[1], ROUNDS) / base);
+out:
+	stacks_close(s);
+	kill(pid, SIGCONT);
+	kill_and_reap(pid);
+}
+
 int main(int argc, char **argv)
 {
 	int cpu = test_cpu();
@@ -606,6 +729,10 @@ int main(int argc, char **argv)
 		rt_throttle_restore(saved);
 		return 0;
 	}
+	if (argc > 1 && !strcmp(argv[1], "stacks")) {
+		bench_stack_capture(cpu);
+		return 0;
+	}
 	printf("starvd benchmarks (%d CPUs, kernel BPF programs measured in this run)\n",
 	       cpus_possible());
 	bench_switch_rate(cpu);
@@ -617,5 +744,6 @@ int main(int argc, char **argv)
 	bench_read_and_idle();
 	bench_overrun(cpu);
 	rt_throttle_restore(saved);
+	bench_stack_capture(cpu);
 	return 0;
 }
