@@ -16,6 +16,7 @@
 #include "event.h"
 #include "json.h"
 #include "log.h"
+#include "stack.h"
 #include "util.h"
 
 /* Quote, backslash, newline, DEL, a lone byte, an overlong '/', é. */
@@ -55,16 +56,6 @@ static struct json_object *parse(const struct event *ev)
 	return json_parse_strict(buf);
 }
 
-static const char *str(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) ||
-	    !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
 static int64_t num(struct json_object *o, const char *key)
 {
 	struct json_object *v;
@@ -79,13 +70,13 @@ static void expect_common(struct __test_metadata *_metadata,
 			  struct json_object *o, const char *name)
 {
 	ASSERT_TRUE(o != NULL);
-	EXPECT_STREQ(name, str(o, "event"));
+	EXPECT_STREQ(name, json_member_str(o, "event"));
 	EXPECT_EQ(12345, num(o, "time_ns"));
 	EXPECT_EQ(212, num(o, "tid"));
 	EXPECT_EQ(212, num(o, "tgid"));
 	EXPECT_EQ(1, num(o, "cpu"));
-	EXPECT_TRUE(str(o, "comm") != NULL);
-	EXPECT_TRUE(str(o, "policy") != NULL);
+	EXPECT_TRUE(json_member_str(o, "comm") != NULL);
+	EXPECT_TRUE(json_member_str(o, "policy") != NULL);
 	EXPECT_NE(-999999, num(o, "priority"));
 }
 
@@ -128,7 +119,7 @@ TEST(every_byte_of_a_comm_parses)
 		snprintf(want, sizeof(want),
 			 c >= 0x20 && c <= 0x7e && c != '\\' ? "%c" : "\\x%02x",
 			 c);
-		EXPECT_STREQ(want, str(o, "comm"));
+		EXPECT_STREQ(want, json_member_str(o, "comm"));
 		json_object_put(o);
 	}
 }
@@ -144,14 +135,14 @@ TEST(starving)
 	char text[LOG_TEXT_LEN];
 
 	expect_common(_metadata, o, "starving");
-	EXPECT_STREQ(nasty_escaped, str(o, "comm"));
+	EXPECT_STREQ(nasty_escaped, json_member_str(o, "comm"));
 	EXPECT_EQ(20004000000LL, num(o, "wait_ns"));
 	EXPECT_EQ(30000000000LL - 20004000000LL, num(o, "wait_start_ns"));
 	EXPECT_EQ(30000000000LL, num(o, "read_time_ns"));
-	EXPECT_STREQ("worker_thread <- kthread", str(o, "stack"));
+	EXPECT_STREQ("worker_thread <- kthread", json_member_str(o, "stack"));
 	ASSERT_TRUE(json_object_object_get_ex(o, "holder", &h));
 	EXPECT_EQ(4051, num(h, "tid"));
-	EXPECT_STREQ("SCHED_FIFO", str(h, "policy"));
+	EXPECT_STREQ("SCHED_FIFO", json_member_str(h, "policy"));
 	EXPECT_EQ(50, num(h, "priority"));
 	json_object_put(o);
 
@@ -197,8 +188,8 @@ TEST(ignored)
 	char text[LOG_TEXT_LEN];
 
 	expect_common(_metadata, o, "ignored");
-	EXPECT_STREQ("processes", str(o, "list"));
-	EXPECT_STREQ("kthreadd", str(o, "process"));
+	EXPECT_STREQ("processes", json_member_str(o, "list"));
+	EXPECT_STREQ("kthreadd", json_member_str(o, "process"));
 	json_object_put(o);
 	event_text(&ev, text, sizeof(text));
 	EXPECT_STREQ("Ignoring the thread ksoftirqd/1 (spawned by kthreadd) from consideration for boosting",
@@ -224,7 +215,7 @@ TEST(boost_deadline_and_fifo)
 	char text[LOG_TEXT_LEN];
 
 	expect_common(_metadata, o, "boost");
-	EXPECT_STREQ("SCHED_DEADLINE", str(o, "policy"));
+	EXPECT_STREQ("SCHED_DEADLINE", json_member_str(o, "policy"));
 	EXPECT_EQ(20000, num(o, "runtime_ns"));
 	EXPECT_EQ(NSEC_PER_SEC, num(o, "period_ns"));
 	EXPECT_EQ(3 * NSEC_PER_SEC, num(o, "duration_ns"));
@@ -236,7 +227,7 @@ TEST(boost_deadline_and_fifo)
 	ev.boost.applied = &fifo;
 	o = parse(&ev);
 	ASSERT_TRUE(o != NULL);
-	EXPECT_STREQ("SCHED_FIFO", str(o, "policy"));
+	EXPECT_STREQ("SCHED_FIFO", json_member_str(o, "policy"));
 	EXPECT_EQ(51, num(o, "priority"));
 	json_object_put(o);
 	event_text(&ev, text, sizeof(text));
@@ -293,14 +284,14 @@ TEST(restore)
 	char text[LOG_TEXT_LEN];
 
 	expect_common(_metadata, o, "restore");
-	EXPECT_STREQ("SCHED_OTHER", str(o, "policy"));
+	EXPECT_STREQ("SCHED_OTHER", json_member_str(o, "policy"));
 	EXPECT_EQ(-5, num(o, "priority"));
 	EXPECT_EQ(-5, num(o, "nice"));
 	EXPECT_EQ(4, num(o, "switches"));
 	EXPECT_EQ(15000, num(o, "ran_ns"));
 	EXPECT_EQ(20000, num(o, "runtime_ns"));
-	EXPECT_STREQ("progress", str(o, "outcome"));
-	EXPECT_STREQ("boost over", str(o, "reason"));
+	EXPECT_STREQ("progress", json_member_str(o, "outcome"));
+	EXPECT_STREQ("boost over", json_member_str(o, "reason"));
 	json_object_put(o);
 
 	ev.task = task("kworker/1:2");
@@ -315,11 +306,92 @@ TEST(restore)
 	d.outcome = OUTCOME_UNKNOWN;
 	o = parse(&ev);
 	ASSERT_TRUE(o != NULL);
-	EXPECT_STREQ("unknown", str(o, "outcome"));
+	EXPECT_STREQ("unknown", json_member_str(o, "outcome"));
 	json_object_put(o);
 	event_text(&ev, text, sizeof(text));
 	EXPECT_STREQ("restored pid 212 (kworker/1:2) to SCHED_OTHER nice -5 (boost over; it exited as the boost ended)",
 		     text);
+}
+
+/*
+ * A holder stack: frames as arrays, a stripped frame without symbol but
+ * with build ID and offsets, an unknown offset as null, a symbol with
+ * bytes that are not UTF-8 still valid JSON; 24 frames of each kind
+ * with the longest names are cut to fit a log line, "truncated" said.
+ */
+TEST(holder_stack)
+{
+	struct holder_stack *h = calloc(1, sizeof(*h));
+	struct event ev = { .kind = EVENT_HOLDER_STACK, .task = task(nasty) };
+	struct json_object *o, *k, *u, *f, *v;
+	char buf[LOG_JSON_LEN];
+	unsigned int i, max;
+
+	ASSERT_TRUE(h != NULL);
+	h->holder = ev.task;
+	h->victim = hog;
+	h->nr_samples = 4;
+	h->nr_same = 3;
+	h->nr_kernel = 1;
+	h->kernel[0] = (struct stack_frame){ .addr = 0xffffffff81234567ULL,
+		.offset = 0x7f, .size = 0xd0, .symbol = "read_zero" };
+	h->nr_user = 2;
+	h->user[0] = (struct stack_frame){ .addr = 0x5555555551a7ULL,
+		.elf_addr = 0x11a7, .file_offset = 0x11a7,
+		.module = "/usr/bin/spin", .build_id = "0123abcd" };
+	h->user[1] = (struct stack_frame){ .addr = 0x7ffff7dd1000ULL,
+		.offset = 0x10, .size = 0x20, .symbol = "bad\xff\x01name",
+		.module = "/lib/libc.so.6", .file_offset = UINT64_MAX };
+	snprintf(h->user_note, sizeof(h->user_note), "2 frame(s) unwound");
+	ev.holder_stack.stack = h;
+	o = parse(&ev);
+	expect_common(_metadata, o, "holder_stack");
+	EXPECT_EQ(4, num(o, "samples"));
+	EXPECT_EQ(3, num(o, "samples_with_this_stack"));
+	k = json_member(o, "kernel_stack", json_type_array);
+	u = json_member(o, "user_stack", json_type_array);
+	ASSERT_TRUE(k && u);
+	ASSERT_EQ(1, json_object_array_length(k));
+	ASSERT_EQ(2, json_object_array_length(u));
+	f = json_object_array_get_idx(k, 0);
+	EXPECT_STREQ("read_zero", json_member_str(f, "symbol"));
+	EXPECT_STREQ("0xffffffff81234567", json_member_str(f, "address"));
+	EXPECT_EQ(0x7f, num(f, "offset"));
+	f = json_object_array_get_idx(u, 0);
+	/* No symbol: null, not absent. */
+	v = f;
+	EXPECT_TRUE(json_object_object_get_ex(f, "symbol", &v) && !v);
+	EXPECT_STREQ("0123abcd", json_member_str(f, "build_id"));
+	EXPECT_STREQ("0x11a7", json_member_str(f, "file_offset"));
+	EXPECT_STREQ("0x11a7", json_member_str(f, "elf_address"));
+	f = json_object_array_get_idx(u, 1);
+	EXPECT_TRUE(json_member_str(f, "symbol") != NULL);
+	EXPECT_EQ(NULL, json_member_str(f, "file_offset"));
+	EXPECT_STREQ("2 frame(s) unwound", json_member_str(o, "user_stack_note"));
+	json_object_put(o);
+
+	/* Full stacks of the longest names: halved until the line fits. */
+	h->nr_kernel = h->nr_user = STACK_MAX_FRAMES;
+	for (i = 0; i < STACK_MAX_FRAMES; i++) {
+		memset(h->kernel[i].symbol, 'k', sizeof(h->kernel[i].symbol) - 1);
+		memset(h->user[i].symbol, 'u', sizeof(h->user[i].symbol) - 1);
+		memset(h->user[i].module, 'm', sizeof(h->user[i].module) - 1);
+	}
+	EXPECT_EQ(-ENOSPC, event_json(&ev, 12345, buf, sizeof(buf)));
+	for (max = STACK_MAX_FRAMES; max; max /= 2) {
+		ev.holder_stack.max_frames = max;
+		if (!event_json(&ev, 12345, buf, sizeof(buf)))
+			break;
+	}
+	ASSERT_LT(0, max);
+	o = json_parse_strict(buf);
+	ASSERT_TRUE(o != NULL);
+	EXPECT_TRUE(json_object_get_boolean(json_member(o, "truncated",
+							json_type_boolean)));
+	EXPECT_EQ(max, json_object_array_length(json_member(o, "user_stack",
+							     json_type_array)));
+	json_object_put(o);
+	free(h);
 }
 
 TEST_HARNESS_MAIN

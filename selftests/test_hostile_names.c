@@ -71,29 +71,20 @@ static int64_t get_int(struct json_object *o, const char *key)
 	       json_object_get_int64(v) : -1;
 }
 
-static const char *get_str(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) &&
-	       json_object_is_type(v, json_type_string) ?
-	       json_object_get_string(v) : NULL;
-}
-
 /* The "comm" of @tid's element of the array @key of @o, or NULL. */
 static const char *comm_in(struct json_object *o, const char *key, pid_t tid)
 {
 	struct json_object *arr;
 	size_t i;
 
-	if (!json_object_object_get_ex(o, key, &arr) ||
-	    !json_object_is_type(arr, json_type_array))
+	arr = json_member(o, key, json_type_array);
+	if (!arr)
 		return NULL;
 	for (i = 0; i < json_object_array_length(arr); i++) {
 		struct json_object *e = json_object_array_get_idx(arr, i);
 
 		if (get_int(e, "tid") == tid)
-			return get_str(e, "comm");
+			return json_member_str(e, "comm");
 	}
 	return NULL;
 }
@@ -274,7 +265,7 @@ static void check_json(struct __test_metadata *_metadata, const char *out,
 		o = parse_strict(l, nl - l);
 		EXPECT_TRUE(o != NULL) TH_LOG("%.*s", (int)(nl - l), l);
 		if (o && get_int(o, "tid") == tid) {
-			EXPECT_STREQ(esc, get_str(o, "comm") ?: "(none)");
+			EXPECT_STREQ(esc, json_member_str(o, "comm") ?: "(none)");
 			n++;
 		}
 		json_object_put(o);

@@ -51,25 +51,8 @@ static pid_t spin_start(int cpu, const char *bin, const char *mode)
 	_exit(127);
 }
 
-static const char *str_of(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) ||
-	    !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
-static struct json_object *array_of(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) ||
-	    !json_object_is_type(v, json_type_array))
-		return NULL;
-	return v;
-}
+/* The frames of the event parsed, in ev (below): an array, or NULL. */
+#define FRAMES(key)	json_member(ev, key, json_type_array)
 
 /* The index of the first frame of @a whose symbol is @sym, or -1. */
 static int frame_named(struct json_object *a, const char *sym)
@@ -77,8 +60,9 @@ static int frame_named(struct json_object *a, const char *sym)
 	size_t i, n = a ? json_object_array_length(a) : 0;
 
 	for (i = 0; i < n; i++) {
-		const char *s = str_of(json_object_array_get_idx(a, i),
-				       "symbol");
+		const char *s =
+			json_member_str(json_object_array_get_idx(a, i),
+					"symbol");
 
 		if (s && !strcmp(s, sym))
 			return i;
@@ -152,7 +136,8 @@ static struct json_object *ev;
 /*
  * @bin in @mode takes the test CPU from the fixture's busy loop, the
  * victim behind it; starvd (log only: the loop keeps the CPU) runs with
- * @flag and @flag2 (or NULL); the holder_stack event for it in line, parsed in ev.
+ * @flag and @flag2 (or NULL); the holder_stack event for it in line,
+ * parsed in ev.
  */
 static void holder_stack_of(struct __test_metadata *_metadata,
 			    FIXTURE_DATA(starve) *self, const char *bin,
@@ -204,12 +189,12 @@ static void all_json_parses(struct __test_metadata *_metadata,
 static void names_spin(struct __test_metadata *_metadata,
 		       FIXTURE_DATA(starve) *self, const char *bin)
 {
-	struct json_object *user = array_of(ev, "user_stack"), *f;
+	struct json_object *user = FRAMES("user_stack"), *f;
 	int inner = frame_named(user, "starvd_spin_inner");
 
 	ASSERT_LE(0, inner) TH_LOG("starvd_spin_inner not in %s", line);
 	f = json_object_array_get_idx(user, inner);
-	EXPECT_STREQ(bin, str_of(f, "file"));
+	EXPECT_STREQ(bin, json_member_str(f, "file"));
 	/* Unwound past it: the CFI (or frame pointer) of the copy worked. */
 	EXPECT_EQ(inner + 1, frame_named(user, "starvd_spin_outer"))
 		TH_LOG("no caller after starvd_spin_inner: %s", line);
@@ -241,24 +226,24 @@ TEST_F(starve, stripped_binary_gives_build_id_and_address)
 	const char *addr;
 
 	holder_stack_of(_metadata, self, stripped, "user", "--stacks", NULL);
-	user = array_of(ev, "user_stack");
+	user = FRAMES("user_stack");
 	ASSERT_TRUE(user && json_object_array_length(user) > 0)
 		TH_LOG("no user frames: %s", line);
 	f = json_object_array_get_idx(user, 0);
-	EXPECT_STREQ(stripped, str_of(f, "file"));
-	EXPECT_EQ(NULL, str_of(f, "symbol"));
+	EXPECT_STREQ(stripped, json_member_str(f, "file"));
+	EXPECT_EQ(NULL, json_member_str(f, "symbol"));
 	ASSERT_EQ(0, build_id_of(stripped, want, sizeof(want)));
-	snprintf(id, sizeof(id), "%s", str_of(f, "build_id") ?: "");
+	snprintf(id, sizeof(id), "%s", json_member_str(f, "build_id") ?: "");
 	EXPECT_STREQ(want, id);
-	addr = str_of(f, "elf_address");
+	addr = json_member_str(f, "elf_address");
 	ASSERT_TRUE(addr != NULL);
 	ASSERT_EQ(0, addr2line(full, addr, out, sizeof(out)));
 	EXPECT_TRUE(!strncmp(out, "starvd_spin_inner", 17))
 		TH_LOG("eu-addr2line -f -e %s %s: %s", full, addr, out);
 	/* The offset a debuginfod client or a reader of the file takes. */
-	ASSERT_TRUE(str_of(f, "file_offset") != NULL);
+	ASSERT_TRUE(json_member_str(f, "file_offset") != NULL);
 	EXPECT_EQ(offset_in_file(stripped, strtoull(addr, NULL, 16)),
-		  (long long)strtoull(str_of(f, "file_offset"), NULL, 16));
+		  (long long)strtoull(json_member_str(f, "file_offset"), NULL, 16));
 	all_json_parses(_metadata, self->d);
 }
 
@@ -269,10 +254,10 @@ TEST_F(starve, kernel_frames_of_a_system_call)
 
 	holder_stack_of(_metadata, self, test_path("spin_stack-fp"),
 			"syscall", "--stacks", NULL);
-	kernel = array_of(ev, "kernel_stack");
+	kernel = FRAMES("kernel_stack");
 	EXPECT_LE(0, frame_named(kernel, "ksys_read"))
 		TH_LOG("no ksys_read in the kernel frames: %s", line);
-	EXPECT_LE(0, frame_named(array_of(ev, "user_stack"),
+	EXPECT_LE(0, frame_named(FRAMES("user_stack"),
 				 "starvd_spin_syscall"))
 		TH_LOG("no starvd_spin_syscall in the user frames: %s",
 		       line);
@@ -286,13 +271,13 @@ TEST_F(starve, no_user_stacks_gives_kernel_frames_only)
 
 	holder_stack_of(_metadata, self, test_path("spin_stack-fp"),
 			"syscall", "--stacks", "--no-user-stacks");
-	EXPECT_LE(0, frame_named(array_of(ev, "kernel_stack"), "ksys_read"))
+	EXPECT_LE(0, frame_named(FRAMES("kernel_stack"), "ksys_read"))
 		TH_LOG("no ksys_read in the kernel frames: %s", line);
-	user = array_of(ev, "user_stack");
+	user = FRAMES("user_stack");
 	ASSERT_TRUE(user != NULL);
 	EXPECT_EQ(0, json_object_array_length(user));
 	EXPECT_STREQ("not taken (--no-user-stacks)",
-		     str_of(ev, "user_stack_note"));
+		     json_member_str(ev, "user_stack_note"));
 	all_json_parses(_metadata, self->d);
 }
 

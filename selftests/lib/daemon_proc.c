@@ -663,3 +663,21 @@ struct json_object *json_parse_strict(const char *s)
 	json_tokener_free(tok);
 	return o;
 }
+
+struct json_object *json_member(struct json_object *o, const char *key,
+				int type)
+{
+	struct json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, type))
+		return NULL;
+	return v;
+}
+
+const char *json_member_str(struct json_object *o, const char *key)
+{
+	struct json_object *v = json_member(o, key, json_type_string);
+
+	return v ? json_object_get_string(v) : NULL;
+}

@@ -101,6 +101,11 @@ struct json_object;
  * validator); NULL if it does not parse. json_object_put() it.
  */
 struct json_object *json_parse_strict(const char *s);
+/* @o's member @key if it is of @type (an enum json_type), else NULL. */
+struct json_object *json_member(struct json_object *o, const char *key,
+				int type);
+/* @o's member @key if a string, else NULL. */
+const char *json_member_str(struct json_object *o, const char *key);
 /* Integer value of "key": in a JSON line, 0 if missing. */
 int64_t json_int(const char *line, const char *key);
 /* String value of "key": copied into buf ("" if missing). */
