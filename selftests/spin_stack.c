@@ -3,9 +3,11 @@
  * A holder for test_stacks, built with frame pointers, without, and
  * stripped (selftests/Makefile): "user" spins in starvd_spin_inner(),
  * called by starvd_spin_outer(); "syscall" spins in read() of /dev/zero
- * from starvd_spin_syscall(). Either ends after MAX_S seconds.
+ * from starvd_spin_syscall(); "deep" spins in starvd_spin_inner() below
+ * 32 calls of starvd_spin_deep(), 64 KiB of stack, more than starvd
+ * copies. Each ends after MAX_S seconds.
  *
- * Usage: spin_stack user|syscall MAX_S
+ * Usage: spin_stack user|syscall|deep MAX_S
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -43,6 +45,21 @@ __attribute__((noinline)) unsigned long starvd_spin_outer(double end)
 	return r;
 }
 
+/* 2 KiB of stack a call, @depth calls deep, then the spin. */
+__attribute__((noinline)) unsigned long starvd_spin_deep(int depth,
+							 double end)
+{
+	volatile char pad[2048];
+	unsigned long r;
+
+	pad[0] = depth;
+	if (depth > 0)
+		r = starvd_spin_deep(depth - 1, end);
+	else
+		r = starvd_spin_outer(end);
+	return r + pad[0];
+}
+
 /* Nearly all of its time in the kernel, zeroing the buffer. */
 __attribute__((noinline)) unsigned long starvd_spin_syscall(double end)
 {
@@ -64,12 +81,15 @@ int main(int argc, char **argv)
 	double end;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: %s user|syscall MAX_S\n", argv[0]);
+		fprintf(stderr, "usage: %s user|syscall|deep MAX_S\n",
+			argv[0]);
 		return 2;
 	}
 	end = now() + atof(argv[2]);
 	if (!strcmp(argv[1], "syscall"))
 		sink = starvd_spin_syscall(end);
+	else if (!strcmp(argv[1], "deep"))
+		sink = starvd_spin_deep(32, end);
 	else
 		sink = starvd_spin_outer(end);
 	return 0;

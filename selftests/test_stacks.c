@@ -199,6 +199,9 @@ static void names_spin(struct __test_metadata *_metadata,
 	EXPECT_EQ(inner + 1, frame_named(user, "starvd_spin_outer"))
 		TH_LOG("no caller after starvd_spin_inner: %s", line);
 	EXPECT_LE(0, frame_named(user, "main"));
+	/* Unwound to the outermost frame: nothing to say. */
+	EXPECT_EQ(NULL, json_member_str(ev, "user_stack_note"))
+		TH_LOG("user stack note: %s", line);
 	all_json_parses(_metadata, self->d);
 }
 
@@ -261,6 +264,38 @@ TEST_F(starve, kernel_frames_of_a_system_call)
 				 "starvd_spin_syscall"))
 		TH_LOG("no starvd_spin_syscall in the user frames: %s",
 		       line);
+	all_json_parses(_metadata, self->d);
+}
+
+/*
+ * 64 KiB of stack, 16 KiB copied: the unwinding stops inside the copy,
+ * says after how many frames and why, and every frame shown is right.
+ */
+TEST_F(starve, deep_stack_stops_without_a_wrong_frame)
+{
+	const char *bin = test_path("spin_stack-nofp");
+	struct json_object *user;
+	const char *note;
+	char want[64];
+	size_t i, n;
+
+	holder_stack_of(_metadata, self, bin, "deep", "--stacks", NULL);
+	user = FRAMES("user_stack");
+	ASSERT_TRUE(user != NULL);
+	n = json_object_array_length(user);
+	EXPECT_EQ(0, frame_named(user, "starvd_spin_inner"));
+	EXPECT_EQ(1, frame_named(user, "starvd_spin_outer"));
+	EXPECT_EQ(2, frame_named(user, "starvd_spin_deep"));
+	EXPECT_EQ(-1, frame_named(user, "main"));
+	for (i = 2; i < n; i++)
+		EXPECT_STREQ("starvd_spin_deep",
+			     json_member_str(json_object_array_get_idx(user, i),
+					     "symbol"))
+			TH_LOG("frame %zu: %s", i, line);
+	note = json_member_str(ev, "user_stack_note");
+	snprintf(want, sizeof(want), "%zu frame(s) unwound, then stopped", n);
+	EXPECT_TRUE(note && !strncmp(note, want, strlen(want)))
+		TH_LOG("user stack note: %s", note ?: "(none)");
 	all_json_parses(_metadata, self->d);
 }
 

@@ -346,7 +346,7 @@ struct unwind {
 	Dwfl *dwfl;
 	pid_t tid;
 	struct sample *smp;
-	bool reported;
+	bool beyond;		/* a read past the copy was refused */
 };
 
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -366,8 +366,10 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 	struct unwind *u = arg;
 	uint64_t sp = u->smp->regs[7];
 
-	if (addr < sp || addr + sizeof(*result) > sp + u->smp->stack_size)
+	if (addr < sp || addr + sizeof(*result) > sp + u->smp->stack_size) {
+		u->beyond |= addr >= sp;
 		return false;
+	}
 	memcpy(result, u->smp->stack + (addr - sp), sizeof(*result));
 	return true;
 }
@@ -456,6 +458,11 @@ static void unwind_sample(Dwfl *dwfl, pid_t tid, struct sample *smp)
 	else if (ret > 0)
 		snprintf(smp->user_note, sizeof(smp->user_note),
 			 "the first %u frames shown", smp->nr_user);
+	else if (u.beyond)
+		/* libdwfl ends as at the outermost frame: say it was not. */
+		snprintf(smp->user_note, sizeof(smp->user_note),
+			 "%u frame(s) unwound, then stopped: the next frame is beyond the %" PRIu64 " bytes of stack copied above the stack pointer",
+			 smp->nr_user, smp->stack_size);
 }
 #endif
 
