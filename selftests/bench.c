@@ -21,9 +21,10 @@
  *     the SCHED_FIFO emulation. "bench overrun" runs only this one (the
  *     guests: make bench-vm);
  *  7. what one holder stack (--stacks) costs starvd in CPU time, and how
- *     long from the request to the named stack ("bench stacks": only
- *     this one). Nothing stays attached between captures: 1. is the
- *     same with --stacks.
+ *     long from the request to the named stack, also for a holder with
+ *     10,000 threads; the perf events left open after captures (none)
+ *     and 1.'s rate right after a capture ("bench stacks": only this
+ *     one).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -642,32 +643,69 @@ static struct holder_stack *capture_one(struct stacks *s,
 	return hs;
 }
 
+/* A SCHED_OTHER spinner on @cpu, with @threads idle threads beside it. */
+static pid_t spinner_start(int cpu, int threads)
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	spawn_threads(threads);
+	pin(0, cpu);
+	for (;;)
+		;
+}
+
+/*
+ * The median CPU time (ms) of @n captures of @h by @s, -1 if one did not
+ * come back; the median time to the stack in @wall_ms, the last one's
+ * frames in @frames.
+ */
+static double capture_cpu_ms(struct stacks *s, const struct starvd_task *h,
+			     const struct starvd_task *v, int n,
+			     double *wall_ms, unsigned int *frames)
+{
+	double cpu_ms[10], wall[10];
+	struct holder_stack *hs;
+	int i;
+
+	*frames = 0;
+	for (i = 0; i < n && i < 10; i++) {
+		uint64_t c0 = process_cpu_ns(), t0 = now_ns();
+
+		hs = capture_one(s, h, v);
+		cpu_ms[i] = (double)(process_cpu_ns() - c0) / NSEC_PER_MSEC;
+		wall[i] = (double)(now_ns() - t0) / NSEC_PER_MSEC;
+		if (!hs)
+			return -1;
+		*frames = hs->nr_kernel + hs->nr_user;
+		free(hs);
+	}
+	*wall_ms = median(wall, i);
+	return median(cpu_ms, i);
+}
+
 /*
  * 7. What one holder stack costs starvd (--stacks, user/stack.c): the
  * same code, on a process spinning on @cpu; CPU time of the whole
  * process (the capture thread's, the main thread only waits). Then
  * what stays: the perf events left open, and the context-switch rate
  * of 1. right after a capture against no capture at all, in rotated
- * rounds (the spinner stopped meanwhile).
+ * rounds (the spinner stopped meanwhile, after running as long before
+ * either).
  */
 static void bench_stack_capture(int cpu)
 {
 	struct starvd_task h = { .cpu = cpu, .comm = "bench-spin" };
 	struct starvd_task v = { .tid = 1, .comm = "bench" };
 	struct stacks *s = stacks_open(true);
-	double cpu_ms[10], wall_ms[10], rate[2][ROUNDS], base;
-	struct holder_stack *hs = NULL;
+	double cpu_ms, wall_ms, rate[2][ROUNDS], base;
 	unsigned int frames = 0;
 	int i, r, c, n = 10, left;
-	pid_t pid;
+	pid_t pid, many;
 
-	pid = fork();
-	if (!pid) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		pin(0, cpu);
-		for (;;)
-			;
-	}
+	pid = spinner_start(cpu, 0);
 	h.tid = h.tgid = pid;
 	printf("\n7. One holder stack (--stacks): 4 samples at 1 ms, kernel and user frames named\n");
 	if (!s || stacks_start(s)) {
@@ -676,29 +714,24 @@ static void bench_stack_capture(int cpu)
 		return;
 	}
 	usleep(100000);
-	for (i = 0; i < n; i++) {
-		uint64_t c0 = process_cpu_ns(), t0 = now_ns();
-
-		hs = capture_one(s, &h, &v);
-		cpu_ms[i] = (double)(process_cpu_ns() - c0) / NSEC_PER_MSEC;
-		wall_ms[i] = (double)(now_ns() - t0) / NSEC_PER_MSEC;
-		if (!hs) {
-			printf("   no stack came back\n");
-			goto out;
-		}
-		frames = hs->nr_kernel + hs->nr_user;
-		free(hs);
+	cpu_ms = capture_cpu_ms(s, &h, &v, n, &wall_ms, &frames);
+	if (cpu_ms < 0) {
+		printf("   no stack came back\n");
+		goto out;
 	}
 	printf("   starvd's CPU time per capture: %.2f ms (median of %d), %.2f ms from request to stack, %u frames\n",
-	       median(cpu_ms, n), n, median(wall_ms, n), frames);
+	       cpu_ms, n, wall_ms, frames);
 	left = perf_fds();
 	for (r = 0; r < ROUNDS; r++)
 		for (i = 0; i < 2; i++) {
 			c = (r + i) % 2;
+			/* The spinner runs as long before either. */
+			kill(pid, SIGCONT);
 			if (c) {
-				kill(pid, SIGCONT);
 				free(capture_one(s, &h, &v));
 				left += perf_fds();
+			} else {
+				usleep(wall_ms * 1000);
 			}
 			kill(pid, SIGSTOP);
 			rate[c][r] = pingpong(cpu, PINGPONGS);
@@ -710,10 +743,22 @@ static void bench_stack_capture(int cpu)
 	printf("   hot path (1.): %-32s %9.0f round trips/s  %.3fx\n",
 	       "right after a capture", median(rate[1], ROUNDS),
 	       median(rate[1], ROUNDS) / base);
+	/* Reading the holder's maps grows with them: 10,000 threads. */
+	kill_and_reap(pid);
+	pid = 0;
+	many = spinner_start(cpu, 9999);
+	h.tid = h.tgid = many;
+	sleep(1);
+	cpu_ms = capture_cpu_ms(s, &h, &v, n, &wall_ms, &frames);
+	printf("   a holder with 10,000 threads (20,000 lines of maps): %.2f ms of CPU per capture, %.2f ms to the stack, %u frames\n",
+	       cpu_ms, wall_ms, frames);
+	kill_and_reap(many);
 out:
 	stacks_close(s);
-	kill(pid, SIGCONT);
-	kill_and_reap(pid);
+	if (pid) {
+		kill(pid, SIGCONT);
+		kill_and_reap(pid);
+	}
 }
 
 int main(int argc, char **argv)
@@ -744,6 +789,12 @@ int main(int argc, char **argv)
 	bench_read_and_idle();
 	bench_overrun(cpu);
 	rt_throttle_restore(saved);
-	bench_stack_capture(cpu);
-	return 0;
+	/*
+	 * 7. in a process of its own: this one has 10,000 threads since 4.,
+	 * whose stacks a forked spinner would map (20,000 lines of maps
+	 * for every unwinding).
+	 */
+	execl("/proc/self/exe", argv[0], "stacks", (char *)NULL);
+	perror("bench: exec for 7.");
+	return 1;
 }

@@ -15,11 +15,15 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -327,19 +331,35 @@ static void become_nobody(void)
 		_exit(126);
 }
 
+/* As the shipped starvd.service: perf_event_open() fails with EPERM. */
+static void deny_perf_event_open(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_perf_event_open, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = ARRAY_SIZE(f), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+		_exit(126);
+}
+
 /*
- * Without CAP_PERFMON: no stack, the reason in the stack and said once
- * (the first capture's note for the log, none in the next), in the
- * capture code starvd runs, as a user who may not sample the holder.
- * The daemon itself needs CAP_PERFMON for the BPF backend anyway.
+ * Two captures of the fixture's busy loop by the capture code starvd
+ * runs, in a child that calls @setup first; the stacks in @got.
  */
-TEST_F(starve, without_perfmon_says_why_once)
+static void capture_twice(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(starve) *self, void (*setup)(void),
+			  struct holder_stack got[2])
 {
 	struct starvd_task h = { .tid = self->hog, .tgid = self->hog,
 				 .cpu = self->cpu, .comm = "stv-hog" };
 	struct starvd_task v = { .tid = self->v.st->tid, .comm = "stv-victim" };
 	int pipefd[2], status, i;
-	struct holder_stack got[2];
 	pid_t pid;
 
 	ASSERT_EQ(0, pipe(pipefd));
@@ -348,7 +368,7 @@ TEST_F(starve, without_perfmon_says_why_once)
 	if (!pid) {
 		struct stacks *s;
 
-		become_nobody();
+		setup();
 		s = stacks_open(true);
 		if (!s || stacks_start(s))
 			_exit(1);
@@ -375,13 +395,43 @@ TEST_F(starve, without_perfmon_says_why_once)
 	close(pipefd[0]);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, status);
-	EXPECT_EQ(0, got[0].nr_kernel + got[0].nr_user);
-	EXPECT_TRUE(strstr(got[0].kernel_note, "not sampled: perf_event_open") != NULL)
-		TH_LOG("kernel note: %s", got[0].kernel_note);
-	EXPECT_TRUE(strstr(got[0].once_note, "CAP_PERFMON") != NULL)
-		TH_LOG("said: %s", got[0].once_note);
+	/* No frame; why, in each stack; said once, for the log. */
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(0, got[i].nr_kernel + got[i].nr_user);
+		EXPECT_TRUE(strstr(got[i].kernel_note,
+				   "not sampled: perf_event_open") != NULL)
+			TH_LOG("kernel note: %s", got[i].kernel_note);
+	}
 	EXPECT_STREQ("", got[1].once_note);
-	EXPECT_TRUE(strstr(got[1].kernel_note, "not sampled") != NULL);
+}
+
+/*
+ * Without CAP_PERFMON (as a user who may not sample the holder): the
+ * capture says, once, that CAP_PERFMON is what it needs. The daemon
+ * itself needs CAP_PERFMON for the BPF backend anyway.
+ */
+TEST_F(starve, without_perfmon_says_why_once)
+{
+	struct holder_stack got[2];
+
+	capture_twice(_metadata, self, become_nobody, got);
+	EXPECT_TRUE(strstr(got[0].once_note, "needs CAP_PERFMON") != NULL)
+		TH_LOG("said: %s", got[0].once_note);
+}
+
+/*
+ * With CAP_PERFMON but perf_event_open() filtered out (seccomp, as by
+ * the shipped unit's SystemCallFilter=): says so, not that a capability
+ * is missing.
+ */
+TEST_F(starve, filtered_perf_event_open_says_so)
+{
+	struct holder_stack got[2];
+
+	capture_twice(_metadata, self, deny_perf_event_open, got);
+	EXPECT_TRUE(strstr(got[0].once_note, "although starvd holds CAP_PERFMON") &&
+		    strstr(got[0].once_note, "SystemCallFilter=perf_event_open"))
+		TH_LOG("said: %s", got[0].once_note);
 }
 
 /*

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/capability.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -79,6 +80,9 @@ struct stacks {
 	unsigned int nr_done;
 	/* The worker's own. */
 	bool said_perf, said_kallsyms, said_maps;
+#if HAVE_UNWIND
+	Dwfl *dwfl;	/* the holder's mappings, during one capture */
+#endif
 };
 
 static int perf_open(struct perf_event_attr *a, pid_t tid, int cpu)
@@ -345,7 +349,8 @@ static void name_kernel(struct stacks *s, const struct sample *smp,
 struct unwind {
 	Dwfl *dwfl;
 	pid_t tid;
-	struct sample *smp;
+	struct sample *smp;	/* the one being unwound */
+	bool attached;		/* dwfl_attach_state() done */
 	bool beyond;		/* a read past the copy was refused */
 };
 
@@ -435,9 +440,12 @@ static Dwfl *report_maps(pid_t tgid, char *note, size_t len)
 	return dwfl;
 }
 
-static void unwind_sample(Dwfl *dwfl, pid_t tid, struct sample *smp)
+/*
+ * Unwind @smp with @u's Dwfl, attached once: each dwfl_getthread_frames()
+ * starts again from set_initial_registers(), for the sample in @u.
+ */
+static void unwind_sample(struct unwind *u, struct sample *smp)
 {
-	struct unwind u = { .dwfl = dwfl, .tid = tid, .smp = smp };
 	int ret;
 
 	if (smp->abi != PERF_SAMPLE_REGS_ABI_64) {
@@ -445,12 +453,16 @@ static void unwind_sample(Dwfl *dwfl, pid_t tid, struct sample *smp)
 			 "not unwound: a 32-bit task");
 		return;
 	}
-	if (!dwfl_attach_state(dwfl, NULL, tid, &thread_callbacks, &u)) {
+	u->smp = smp;
+	u->beyond = false;
+	if (!u->attached &&
+	    !dwfl_attach_state(u->dwfl, NULL, u->tid, &thread_callbacks, u)) {
 		snprintf(smp->user_note, sizeof(smp->user_note),
 			 "not unwound: %s", dwfl_errmsg(-1));
 		return;
 	}
-	ret = dwfl_getthread_frames(dwfl, tid, frame_cb, &u);
+	u->attached = true;
+	ret = dwfl_getthread_frames(u->dwfl, u->tid, frame_cb, u);
 	if (ret < 0)
 		snprintf(smp->user_note, sizeof(smp->user_note),
 			 "%u frame(s) unwound, then stopped: %s (the copy is the %" PRIu64 " bytes above the stack pointer)",
@@ -458,7 +470,7 @@ static void unwind_sample(Dwfl *dwfl, pid_t tid, struct sample *smp)
 	else if (ret > 0)
 		snprintf(smp->user_note, sizeof(smp->user_note),
 			 "the first %u frames shown", smp->nr_user);
-	else if (u.beyond)
+	else if (u->beyond)
 		/* libdwfl ends as at the outermost frame: say it was not. */
 		snprintf(smp->user_note, sizeof(smp->user_note),
 			 "%u frame(s) unwound, then stopped: the next frame is beyond the %" PRIu64 " bytes of stack copied above the stack pointer",
@@ -466,33 +478,37 @@ static void unwind_sample(Dwfl *dwfl, pid_t tid, struct sample *smp)
 }
 #endif
 
-/* Unwind each sample's user stack (each its own Dwfl: its own state). */
+/*
+ * Unwind each sample's user stack, with one report of the holder's
+ * mappings (s->dwfl, kept for naming): reading them costs more than the
+ * unwinding where a holder maps much (10,000 threads: 20,000 lines).
+ */
 static void unwind_user(struct stacks *s, const struct starvd_task *t,
 			struct sample *smp, unsigned int n,
 			struct holder_stack *h)
 {
 #if HAVE_UNWIND
+	struct unwind u = { .tid = t->tid };
 	char note[256] = "";
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		Dwfl *dwfl;
-
 		if (smp[i].abi == PERF_SAMPLE_REGS_ABI_NONE) {
 			snprintf(smp[i].user_note, sizeof(smp[i].user_note),
 				 "none (a kernel thread)");
 			continue;
 		}
-		dwfl = report_maps(t->tgid, note, sizeof(note));
-		if (!dwfl) {
+		if (!s->dwfl && !note[0])
+			s->dwfl = report_maps(t->tgid, note, sizeof(note));
+		if (!s->dwfl) {
 			snprintf(smp[i].user_note, sizeof(smp[i].user_note),
 				 "not shown: %s", note);
 			add_once(s, h, &s->said_maps, "user frames of other users' tasks need CAP_SYS_PTRACE (reading /proc/PID/maps): %s",
 				 note);
 			continue;
 		}
-		unwind_sample(dwfl, t->tid, &smp[i]);
-		dwfl_end(dwfl);
+		u.dwfl = s->dwfl;
+		unwind_sample(&u, &smp[i]);
 	}
 #endif
 }
@@ -553,26 +569,23 @@ static void name_user_frame(Dwfl *dwfl, uint64_t pc, bool first,
 #endif
 
 /* Name the frames of @smp, the sample shown. */
-static void name_user(const struct starvd_task *t, const struct sample *smp,
+static void name_user(struct stacks *s, const struct sample *smp,
 		      struct holder_stack *h)
 {
 #if HAVE_UNWIND
-	char note[256];
 	unsigned int i;
-	Dwfl *dwfl;
 
-	if (!smp->nr_user)
-		return;
-	dwfl = report_maps(t->tgid, note, sizeof(note));
 	h->nr_user = smp->nr_user;
 	for (i = 0; i < smp->nr_user; i++) {
 		h->user[i].addr = smp->user[i];
 		h->user[i].file_offset = UINT64_MAX;
-		if (dwfl)
-			name_user_frame(dwfl, smp->user[i], !i, &h->user[i]);
+		if (s->dwfl)
+			name_user_frame(s->dwfl, smp->user[i], !i,
+					&h->user[i]);
 	}
-	if (dwfl)
-		dwfl_end(dwfl);
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	s->dwfl = NULL;
 #endif
 }
 
@@ -603,6 +616,21 @@ static unsigned int most_common(const struct sample *smp, unsigned int n,
 	return best;
 }
 
+/* Does this thread hold what perf_event_open() asks of it? */
+static bool perfmon_held(void)
+{
+	cap_flag_value_t pm = CAP_CLEAR, admin = CAP_CLEAR;
+	cap_t c = cap_get_proc();
+
+	if (!c)
+		return false;
+	if (CAP_IS_SUPPORTED(CAP_PERFMON))
+		cap_get_flag(c, CAP_PERFMON, CAP_EFFECTIVE, &pm);
+	cap_get_flag(c, CAP_SYS_ADMIN, CAP_EFFECTIVE, &admin);
+	cap_free(c);
+	return pm == CAP_SET || admin == CAP_SET;
+}
+
 static void capture(struct stacks *s, struct holder_stack *h)
 {
 	struct sample smp[NR_SAMPLES];
@@ -613,8 +641,11 @@ static void capture(struct stacks *s, struct holder_stack *h)
 	if (n < 0) {
 		snprintf(h->kernel_note, sizeof(h->kernel_note),
 			 "not sampled: perf_event_open: %s", strerror(-n));
-		if (n == -EACCES || n == -EPERM)
+		if ((n == -EACCES || n == -EPERM) && !perfmon_held())
 			add_once(s, h, &s->said_perf, "holder stacks are not shown: sampling another task needs CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8): %s",
+				 strerror(-n));
+		else if (n == -EACCES || n == -EPERM)
+			add_once(s, h, &s->said_perf, "holder stacks are not shown: perf_event_open() is refused (%s) although starvd holds CAP_PERFMON: a seccomp filter (the shipped starvd.service allows no perf_event_open(): add SystemCallFilter=perf_event_open in a drop-in, see starvd(8)) or kernel.perf_event_paranoid 3 (a Debian patch, which asks for CAP_SYS_ADMIN)",
 				 strerror(-n));
 		return;
 	}
@@ -638,7 +669,7 @@ static void capture(struct stacks *s, struct holder_stack *h)
 	else
 		snprintf(h->user_note, sizeof(h->user_note), "%s",
 			 smp[best].user_note);
-	name_user(&h->holder, &smp[best], h);
+	name_user(s, &smp[best], h);
 	for (i = 0; i < (unsigned int)n; i++)
 		free(smp[i].stack);
 }
