@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "boost.h"
@@ -28,6 +27,9 @@
  */
 #define BOOST_FLAGS	SCHED_FLAG_RESET_ON_FORK
 
+/* Emulations run on their tasks' CPUs at once; more run from starvd's. */
+#define FIFO_WORKERS	16
+
 void booster_init(struct booster *b, const struct boost_params *p,
 		  struct journal *j)
 {
@@ -40,8 +42,13 @@ void booster_init(struct booster *b, const struct boost_params *p,
 		.cap_ns = escalate_default_cap(p->runtime_ns, p->period_ns),
 	};
 	b->hrtick.state = HRTICK_UNAVAILABLE;
-	/* Without it, emulations run from starvd's CPU (fifo_worker.h). */
-	b->done_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	/*
+	 * The emulation's threads, made now and never while boosting
+	 * (fifo_worker.h); without them, it runs from starvd's CPU.
+	 */
+	b->pool.done_fd = -1;
+	if (j)
+		fifo_pool_init(&b->pool, FIFO_WORKERS);
 	if (p->run_dir) {
 		/* A killed starvd's change first, then what the kernel has. */
 		hrtick_recover(p->run_dir);
@@ -52,9 +59,7 @@ void booster_init(struct booster *b, const struct boost_params *p,
 
 void booster_free(struct booster *b)
 {
-	if (b->done_fd >= 0)
-		close(b->done_fd);
-	b->done_fd = -1;
+	fifo_pool_free(&b->pool);
 	free(b->v);
 	free(b->esc_v);
 	free(b->debt_v);
@@ -283,48 +288,49 @@ static int start_deadline(struct booster *b, struct boost *bo)
 
 /*
  * The emulation on the task's CPU (fifo_worker.h), its thread one
- * priority above the raised task (@prio): 0, -ENOTSUP when it cannot run
- * there (said once), or -errno of the journal.
+ * priority above the raised task (@prio), which is raised here for its
+ * first period, after the journal: 0, -ENOTSUP when no thread can run
+ * it there (said once), or -errno of the journal or the raise.
  */
 static int start_worker(struct booster *b, struct boost *bo, int prio,
 			uint64_t now)
 {
 	struct fifo_worker *w;
+	uint64_t exec0;
 	int ret;
 
+	w = fifo_pool_get(&b->pool, bo->task.cpu, prio + 1, &ret);
+	if (!w) {
+		if (!b->worker_refused && b->pool.n)
+			log_msg("cannot run the SCHED_FIFO emulation of pid %u (%s) on its CPU %d (%s): lowering raised tasks from starvd's own CPUs, later than their runtime",
+				bo->task.tid, esc_name(bo->task.comm),
+				bo->task.cpu,
+				ret ? strerror(-ret) :
+				"every emulation thread is busy");
+		b->worker_refused = true;
+		return -ENOTSUP;
+	}
 	bo->applied = (struct sched_attr) {
 		.size = sizeof(struct sched_attr),
 		.sched_policy = SCHED_FIFO,
 		.sched_priority = prio,
 		.sched_flags = BOOST_FLAGS,
 	};
-	ret = journal_boost(b, bo);
-	if (ret)
-		return ret;
-	w = calloc(1, sizeof(*w));
-	if (w) {
-		*w = (struct fifo_worker) {
-			.tid = bo->task.tid, .cpu = bo->task.cpu,
-			.prio = prio + 1,
-			.saved = bo->saved, .applied = bo->applied,
-			.runtime_ns = bo->runtime_ns,
-			.period_ns = b->p.period_ns,
-			.start_ns = now, .end_ns = bo->end_ns,
-			.done_fd = b->done_fd,
-		};
-		ret = fifo_worker_start(w);
-	} else {
-		ret = -ENOMEM;
-	}
+	exec0 = task_exec_ns(bo->task.tid);
+	ret = apply(b, bo);
 	if (ret) {
-		free(w);
-		if (!b->worker_refused)
-			log_msg("cannot run the SCHED_FIFO emulation of pid %u (%s) on its CPU %d (%s): lowering raised tasks from starvd's own CPUs, later than their runtime",
-				bo->task.tid, esc_name(bo->task.comm), bo->task.cpu,
-				strerror(-ret));
-		b->worker_refused = true;
-		return -ENOTSUP;
+		fifo_worker_put(w);
+		return ret;
 	}
+	w->tid = bo->task.tid;
+	w->saved = bo->saved;
+	w->applied = bo->applied;
+	w->runtime_ns = bo->runtime_ns;
+	w->period_ns = b->p.period_ns;
+	w->start_ns = now;
+	w->exec0_ns = exec0;
+	w->end_ns = bo->end_ns;
+	fifo_worker_start(w);
 	bo->worker = w;
 	bo->fifo = true;
 	bo->raised = true;
@@ -346,7 +352,7 @@ static int start_fifo(struct booster *b, struct boost *bo, int holder_prio,
 	/* Below FIFO_BOOST_MAX_PRIO: the worker's own is one above. */
 	prio = fifo_boost_prio(holder_prio, bo->saved.sched_priority,
 			       FIFO_BOOST_MAX_PRIO);
-	if (prio && bo->task.cpu >= 0 && b->done_fd >= 0) {
+	if (prio && bo->task.cpu >= 0 && b->pool.n) {
 		ret = start_worker(b, bo, prio, now);
 		if (ret != -ENOTSUP)
 			return ret;
@@ -681,19 +687,17 @@ void boost_recover(struct journal *j, const char *run_dir)
 }
 
 /*
- * Stop and join @bo's worker, if it has one (at once if it is done; else
- * after it has lowered its task): 0, or what it ended with.
+ * End the job of @bo's emulation thread, if it has one, and send the
+ * thread home (at once if it is done; else once it has lowered its
+ * task): 0, or what the job ended with.
  */
 static int end_worker(struct booster *b, struct boost *bo)
 {
-	struct fifo_worker *w = bo->worker;
 	int ret;
 
-	if (!w)
+	if (!bo->worker)
 		return 0;
-	fifo_worker_stop(w);
-	ret = w->ret;
-	free(w);
+	ret = fifo_worker_put(bo->worker);
 	bo->worker = NULL;
 	bo->raised = false;
 	return ret;
@@ -1020,14 +1024,14 @@ uint64_t boost_next_event(const struct booster *b)
 
 int boost_poll_fd(const struct booster *b)
 {
-	return b->done_fd;
+	return b->pool.done_fd;
 }
 
 void boost_poll_ack(struct booster *b)
 {
 	uint64_t n;
 
-	if (read(b->done_fd, &n, sizeof(n)) < 0)
+	if (read(b->pool.done_fd, &n, sizeof(n)) < 0)
 		return;	/* EAGAIN: nothing to take */
 }
 

@@ -100,7 +100,7 @@ struct booster {
 	struct dl_debt *debt_v;
 	size_t debt_n, debt_cap;
 	bool stopping;			/* in boost_stop_all() */
-	int done_fd;			/* eventfd: a fifo_worker is done */
+	struct fifo_pool pool;		/* the emulation's threads */
 	bool worker_refused;		/* said once */
 	uint64_t check_min_ns;		/* shortest emulation check, 0: none */
 };

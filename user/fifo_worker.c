@@ -2,7 +2,9 @@
 #include <errno.h>
 #include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -13,7 +15,23 @@
 #include "util.h"
 
 /* Its stack: a few /proc reads deep; all of it is locked (mlockall). */
-#define WORKER_STACK	(128 * 1024)
+#define WORKER_STACK	(64 * 1024)
+
+static void notify(int fd)
+{
+	uint64_t one = 1;
+	ssize_t n = write(fd, &one, sizeof(one));
+
+	(void)n;	/* fails only on a counter overflow: it is set */
+}
+
+static void drain(int fd)
+{
+	uint64_t n;
+
+	while (read(fd, &n, sizeof(n)) > 0)
+		;
+}
 
 /*
  * Sleep until @t (CLOCK_MONOTONIC) or a stop; true on a stop. A real-time
@@ -53,34 +71,42 @@ static int lower(const struct fifo_worker *w)
 	return sched_setattr_tid(w->tid, &w->saved);
 }
 
-/*
- * One period: raise the task until it has had its runtime of CPU time
- * (schedstat), has blocked (run, then not runnable: a task queued in a
- * sleeping state looks asleep until it has run), or @end has come; then
- * lower it. Looks again after the rest of the runtime, or later while
- * the task has not run (fifo_poll_ns(): something above the raised
- * priority holds the CPU, and a look is this worker's time taken from
- * it). True on a stop.
- */
-static bool period(struct fifo_worker *w, uint64_t end, uint64_t *check_ns)
+/* Raise the task for a period, unless someone else changed it meanwhile. */
+static int raise_task(const struct fifo_worker *w, uint64_t *exec0)
 {
-	uint64_t exec0, ran = 0, prev_ran = 0, poll = w->runtime_ns, t, took;
 	struct sched_attr cur;
-	bool stop = false;
 	int ret;
 
-	/* Someone else changed it while lowered: stop boosting it. */
+	*exec0 = task_exec_ns(w->tid);
 	ret = sched_getattr_tid(w->tid, &cur);
 	if (!ret && !sched_attr_same(&cur, &w->saved))
 		ret = -EBUSY;
-	exec0 = task_exec_ns(w->tid);
 	if (!ret)
 		ret = sched_setattr_tid(w->tid, &w->applied);
+	return ret;
+}
+
+/*
+ * One period, the task raised already if @raised: until it has had its
+ * runtime of CPU time (schedstat), has blocked (run, then not runnable: a
+ * task queued in a sleeping state looks asleep until it has run), or @end
+ * has come; then lower it. Looks again after the rest of the runtime, or
+ * later while the task has not run (fifo_poll_ns(): something above the
+ * raised priority holds the CPU, and a look is this thread's time taken
+ * from it). True when the job ends: a stop, or an error in w->ret.
+ */
+static bool period(struct fifo_worker *w, uint64_t end, bool raised,
+		   uint64_t *check_ns)
+{
+	uint64_t exec0 = w->exec0_ns, ran, prev_ran = 0, poll = w->runtime_ns;
+	uint64_t t, took;
+	bool stop = false;
+	int ret = raised ? 0 : raise_task(w, &exec0);
+
 	if (ret) {
 		w->ret = ret;
 		return true;
 	}
-	w->periods++;
 	for (;;) {
 		t = now_ns() + poll;
 		stop = sleep_until(w, t < end ? t : end);
@@ -97,11 +123,6 @@ static bool period(struct fifo_worker *w, uint64_t end, uint64_t *check_ns)
 		prev_ran = ran;
 	}
 	ret = lower(w);
-	/* What it ran raised: up to the lowering, and a little after. */
-	ran = task_exec_ns(w->tid) - exec0;
-	w->ran_ns += ran;
-	if (ran > w->max_ran_ns)
-		w->max_ran_ns = ran;
 	if (ret) {
 		w->ret = ret;
 		return true;
@@ -109,81 +130,187 @@ static bool period(struct fifo_worker *w, uint64_t end, uint64_t *check_ns)
 	return stop;
 }
 
-static void *worker(void *arg)
+/* A boost's emulation from its first period, raised by the booster. */
+static void run(struct fifo_worker *w)
 {
-	struct fifo_worker *w = arg;
 	uint64_t start = w->start_ns, check_ns = 0, end;
-	uint64_t one = 1;
-	ssize_t n;
+	bool first = true;
 
 	while (start < w->end_ns) {
-		if (sleep_until(w, start))
-			break;
+		if (!first && sleep_until(w, start))
+			return;
 		end = start + w->period_ns;
-		if (period(w, end, &check_ns))
-			break;
+		if (period(w, end, first, &check_ns))
+			return;
+		first = false;
 		start = end > now_ns() ? end : now_ns();
 	}
 	/* The boost lasts until its end, whatever its last period left. */
-	if (start >= w->end_ns)
-		sleep_until(w, w->end_ns);
-	atomic_store(&w->done, true);
-	/* Fails only on a counter overflow: the booster is woken all the same. */
-	n = write(w->done_fd, &one, sizeof(one));
-	(void)n;
+	sleep_until(w, w->end_ns);
+}
+
+static void *worker(void *arg)
+{
+	struct fifo_worker *w = arg;
+	uint64_t n;
+
+	atomic_store(&w->thread_tid, gettid());
+	for (;;) {
+		if (read(w->job_fd, &n, sizeof(n)) < 0)
+			continue;	/* EINTR */
+		if (atomic_load(&w->quit))
+			break;
+		run(w);
+		atomic_store(&w->done, true);
+		notify(w->done_fd);
+	}
 	return NULL;
 }
 
-int fifo_worker_start(struct fifo_worker *w)
+static int worker_create(struct fifo_worker *w, int done_fd)
 {
-	struct sched_param sp = { .sched_priority = w->prio };
 	pthread_attr_t attr;
-	char name[16];
-	cpu_set_t set;
+	sigset_t all, old;
 	int ret;
 
-	atomic_store(&w->done, false);
-	w->ret = 0;
-	w->periods = w->ran_ns = w->max_ran_ns = 0;
-	w->stop_fd = eventfd(0, EFD_CLOEXEC);
-	if (w->stop_fd < 0)
-		return -errno;
-	CPU_ZERO(&set);
-	CPU_SET(w->cpu, &set);
-	ret = pthread_attr_init(&attr);
+	memset(w, 0, sizeof(*w));
+	w->done_fd = done_fd;
+	w->job_fd = eventfd(0, EFD_CLOEXEC);
+	w->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (w->job_fd < 0 || w->stop_fd < 0) {
+		ret = -errno;
+		goto fail;
+	}
+	/* Signals are the main loop's (its signalfd): none reaches here. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	ret = -pthread_attr_init(&attr);
 	if (!ret)
-		ret = pthread_attr_setstacksize(&attr, WORKER_STACK);
+		ret = -pthread_attr_setstacksize(&attr, WORKER_STACK);
 	if (!ret)
-		ret = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	if (!ret)
-		ret = pthread_attr_setinheritsched(&attr,
-						   PTHREAD_EXPLICIT_SCHED);
-	if (!ret)
-		ret = pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
-	if (!ret)
-		ret = pthread_attr_setschedparam(&attr, &sp);
-	if (!ret)
-		ret = pthread_create(&w->thread, &attr, worker, w);
+		ret = -pthread_create(&w->thread, &attr, worker, w);
 	pthread_attr_destroy(&attr);
-	/* Who that is on a busy CPU, for top and ps: starvd's, for the CPU. */
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!ret) {
-		snprintf(name, sizeof(name), "starvd-fifo/%d", w->cpu);
-		pthread_setname_np(w->thread, name);
+		/* On a busy CPU, top and ps show whose thread it is. */
+		pthread_setname_np(w->thread, "starvd-fifo");
+		return 0;
 	}
-	if (ret) {
+fail:
+	if (w->job_fd >= 0)
+		close(w->job_fd);
+	if (w->stop_fd >= 0)
 		close(w->stop_fd);
-		w->stop_fd = -1;
-	}
-	return -ret;
+	return ret;
 }
 
-void fifo_worker_stop(struct fifo_worker *w)
+void fifo_pool_init(struct fifo_pool *p, int n)
 {
-	uint64_t one = 1;
-	ssize_t n = write(w->stop_fd, &one, sizeof(one));
+	int i;
 
-	(void)n;	/* fails only on a counter overflow: it is set */
-	pthread_join(w->thread, NULL);
-	close(w->stop_fd);
-	w->stop_fd = -1;
+	memset(p, 0, sizeof(*p));
+	p->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	p->w = calloc(n > 0 ? n : 1, sizeof(*p->w));
+	if (p->done_fd < 0 || !p->w)
+		return;
+	for (i = 0; i < n; i++) {
+		if (worker_create(&p->w[p->n], p->done_fd))
+			break;
+		p->n++;
+	}
+}
+
+void fifo_pool_free(struct fifo_pool *p)
+{
+	int i;
+
+	for (i = 0; i < p->n; i++) {
+		struct fifo_worker *w = &p->w[i];
+
+		if (w->busy)
+			fifo_worker_put(w);
+		atomic_store(&w->quit, true);
+		notify(w->job_fd);
+		pthread_join(w->thread, NULL);
+		close(w->job_fd);
+		close(w->stop_fd);
+	}
+	free(p->w);
+	if (p->done_fd >= 0)
+		close(p->done_fd);
+	memset(p, 0, sizeof(*p));
+	p->done_fd = -1;
+}
+
+/* Back where the caller runs, at its policy, idle. */
+static void send_home(struct fifo_worker *w)
+{
+	pid_t tid = atomic_load(&w->thread_tid);
+	struct sched_attr home;
+	cpu_set_t set;
+
+	if (!sched_getattr_tid(0, &home))
+		sched_setattr_tid(tid, &home);
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		sched_setaffinity(tid, sizeof(set), &set);
+}
+
+struct fifo_worker *fifo_pool_get(struct fifo_pool *p, int cpu, int prio,
+				  int *err)
+{
+	struct sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_policy = SCHED_FIFO,
+		.sched_priority = prio,
+	};
+	struct fifo_worker *w = NULL;
+	cpu_set_t set;
+	pid_t tid = 0;
+	int i;
+
+	*err = 0;
+	for (i = 0; i < p->n && !w; i++) {
+		tid = atomic_load(&p->w[i].thread_tid);
+		if (!p->w[i].busy && tid)
+			w = &p->w[i];
+	}
+	if (!w || cpu < 0 || cpu >= CPU_SETSIZE)
+		return NULL;
+	/* The priority first: on its new CPU it preempts what runs there. */
+	*err = sched_setattr_tid(tid, &attr);
+	if (!*err) {
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (sched_setaffinity(tid, sizeof(set), &set))
+			*err = -errno;
+	}
+	if (*err) {
+		send_home(w);
+		return NULL;
+	}
+	return w;
+}
+
+void fifo_worker_start(struct fifo_worker *w)
+{
+	drain(w->stop_fd);
+	w->ret = 0;
+	atomic_store(&w->done, false);
+	w->busy = true;
+	notify(w->job_fd);
+}
+
+int fifo_worker_put(struct fifo_worker *w)
+{
+	int ret = 0;
+
+	if (w->busy) {
+		notify(w->stop_fd);
+		while (!atomic_load(&w->done))
+			usleep(100);
+		ret = w->ret;
+	}
+	send_home(w);
+	w->busy = false;
+	return ret;
 }
