@@ -643,16 +643,36 @@ static struct holder_stack *capture_one(struct stacks *s,
 	return hs;
 }
 
-/* A SCHED_OTHER spinner on @cpu, with @threads idle threads beside it. */
+/*
+ * A SCHED_FIFO 10 spinner on @cpu, as the holders starvd samples are,
+ * with @threads idle threads beside it; returned once they are made and
+ * it spins on @cpu (a SCHED_OTHER one may wait there longer than a
+ * capture samples, behind a busy machine's other tasks).
+ */
 static pid_t spinner_start(int cpu, int threads)
 {
-	pid_t pid = fork();
+	struct sched_attr a = fifo_attr(10);
+	int ready[2];
+	pid_t pid;
+	char c = 0;
 
-	if (pid)
-		return pid;
+	if (pipe(ready))
+		return -1;
+	pid = fork();
+	if (pid) {
+		close(ready[1]);
+		if (pid < 0 || read(ready[0], &c, 1) != 1)
+			c = 0;
+		close(ready[0]);
+		return c ? pid : -1;
+	}
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	close(ready[0]);
 	spawn_threads(threads);
-	pin(0, cpu);
+	c = !pin(0, cpu) && !sched_setattr_tid(0, &a);
+	if (write(ready[1], &c, 1) != 1 || !c)
+		_exit(1);
+	close(ready[1]);
 	for (;;)
 		;
 }
@@ -706,14 +726,18 @@ static void bench_stack_capture(int cpu)
 	pid_t pid, many;
 
 	pid = spinner_start(cpu, 0);
+	if (pid < 0) {
+		printf("   cannot start the spinner\n");
+		stacks_close(s);
+		return;
+	}
 	h.tid = h.tgid = pid;
-	printf("\n7. One holder stack (--stacks): 4 samples at 1 ms, kernel and user frames named\n");
+	printf("\n7. One holder stack (--stacks) of a SCHED_FIFO 10 spinner: 4 samples at 1 ms, kernel and user frames named\n");
 	if (!s || stacks_start(s)) {
 		printf("   cannot start the capture thread\n");
 		kill_and_reap(pid);
 		return;
 	}
-	usleep(100000);
 	cpu_ms = capture_cpu_ms(s, &h, &v, n, &wall_ms, &frames);
 	if (cpu_ms < 0) {
 		printf("   no stack came back\n");
@@ -747,8 +771,11 @@ static void bench_stack_capture(int cpu)
 	kill_and_reap(pid);
 	pid = 0;
 	many = spinner_start(cpu, 9999);
+	if (many < 0) {
+		printf("   cannot start a holder with 10,000 threads\n");
+		goto out;
+	}
 	h.tid = h.tgid = many;
-	sleep(1);
 	cpu_ms = capture_cpu_ms(s, &h, &v, n, &wall_ms, &frames);
 	printf("   a holder with 10,000 threads (20,000 lines of maps): %.2f ms of CPU per capture, %.2f ms to the stack, %u frames\n",
 	       cpu_ms, wall_ms, frames);
