@@ -204,6 +204,16 @@ fail:
 	return ret;
 }
 
+static bool all_started(const struct fifo_pool *p)
+{
+	int i;
+
+	for (i = 0; i < p->n; i++)
+		if (!atomic_load(&p->w[i].thread_tid))
+			return false;
+	return true;
+}
+
 void fifo_pool_init(struct fifo_pool *p, int n)
 {
 	int i;
@@ -218,6 +228,14 @@ void fifo_pool_init(struct fifo_pool *p, int n)
 			break;
 		p->n++;
 	}
+	/*
+	 * Until each has run (its tid is known): at the caller's real-time
+	 * priority they run only once the caller sleeps, and a boost right
+	 * after the start-up would find none ready. A thread that has not
+	 * run within a second is left out of fifo_pool_get() until it has.
+	 */
+	for (i = 0; i < 1000 && !all_started(p); i++)
+		usleep(1000);
 }
 
 void fifo_pool_free(struct fifo_pool *p)
