@@ -28,7 +28,7 @@
 #define BOOST_FLAGS	SCHED_FLAG_RESET_ON_FORK
 
 /* Emulations run on their tasks' CPUs at once; more run from starvd's. */
-#define FIFO_WORKERS	16
+#define FIFO_WORKERS	8
 
 void booster_init(struct booster *b, const struct boost_params *p,
 		  struct journal *j)

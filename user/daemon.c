@@ -273,9 +273,28 @@ void own_scheduling(int *only_cpu, int *rt_prio)
 			*only_cpu = c;
 }
 
+/*
+ * Grow the descriptor table now, while starvd has a single thread.
+ * Growing it later, once threads share it, waits for an RCU grace period
+ * (synchronize_rcu() in expand_fdtable()), which a busy loop can hold up
+ * for as long as it runs where the kernel has no fair server: in the 686
+ * guest starvd, at its 65th descriptor, sat in openat() behind the very
+ * loop it was to report. 256 is four times what it uses; a descriptor
+ * above the table is a dup2() away, and closing it keeps the table.
+ */
+#define FD_TABLE_MIN	256
+
+static void reserve_fd_table(void)
+{
+	if (dup2(STDERR_FILENO, FD_TABLE_MIN - 1) == FD_TABLE_MIN - 1)
+		close(FD_TABLE_MIN - 1);
+}
+
 int protect_self(const struct config *cfg)
 {
 	int ret;
+
+	reserve_fd_table();
 
 	/*
 	 * A page fault of starvd's own text can wait for a block or virtio
