@@ -286,6 +286,17 @@ static int start_deadline(struct booster *b, struct boost *bo)
 	return ret;
 }
 
+/* What an emulation boost raises a task to. */
+static struct sched_attr fifo_applied(int prio)
+{
+	return (struct sched_attr) {
+		.size = sizeof(struct sched_attr),
+		.sched_policy = SCHED_FIFO,
+		.sched_priority = prio,
+		.sched_flags = BOOST_FLAGS,
+	};
+}
+
 /*
  * The emulation on the task's CPU (fifo_worker.h), its thread one
  * priority above the raised task (@prio), which is raised here for its
@@ -310,12 +321,7 @@ static int start_worker(struct booster *b, struct boost *bo, int prio,
 		b->worker_refused = true;
 		return -ENOTSUP;
 	}
-	bo->applied = (struct sched_attr) {
-		.size = sizeof(struct sched_attr),
-		.sched_policy = SCHED_FIFO,
-		.sched_priority = prio,
-		.sched_flags = BOOST_FLAGS,
-	};
+	bo->applied = fifo_applied(prio);
 	exec0 = task_exec_ns(bo->task.tid);
 	ret = apply(b, bo);
 	if (ret) {
@@ -362,12 +368,7 @@ static int start_fifo(struct booster *b, struct boost *bo, int holder_prio,
 			       bo->task.cpu == only ? own : 0);
 	if (!prio)
 		return -ERANGE;
-	bo->applied = (struct sched_attr) {
-		.size = sizeof(struct sched_attr),
-		.sched_policy = SCHED_FIFO,
-		.sched_priority = prio,
-		.sched_flags = BOOST_FLAGS,
-	};
+	bo->applied = fifo_applied(prio);
 	bo->fifo = true;
 	bo->raised = true;
 	bo->period_start_ns = now;
