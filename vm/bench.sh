@@ -33,6 +33,9 @@ esac
 case " $what " in
 *" boosts "*)
 	vm/fetch.sh 6.12-rt
+	# make bench's program, which make check does not build.
+	make -s build/bench.skel.h
+	make -s -C selftests O="$STARVD_TOP/build" "$STARVD_TOP/build/selftests/bench"
 	vm/run.sh -t "${GUEST_TIMEOUT:-900}" 6.12-rt \
 		"(cd selftests && STARVD_BIN_DIR=$STARVD_TOP/user ../build/selftests/bench overrun); STARVD_BUILD=$STARVD_TOP/build STARVD_BIN_DIR=$STARVD_TOP/user sh selftests/kmod/guest-escalate.sh bench"
 	;;
