@@ -3,7 +3,8 @@
  * Kernel API differences starvd.c needs to build from 4.18 on. Which
  * STARVD_HAVE_* feature a kernel has is decided in kmod/Kbuild from its
  * version. Built without warnings: Debian 5.10 (amd64, 686, rt-amd64),
- * 6.1 (amd64, 686, rt-amd64), 6.12 (amd64, rt-amd64). Older than 5.10 is
+ * 6.1 (amd64, 686, rt-amd64, arm64), 6.12 (amd64, rt-amd64, rt-arm64).
+ * Older than 5.10 is
  * written from the upstream history and is not verified; see
  * kmod/README.md.
  */
@@ -11,6 +12,7 @@
 #define _STARVD_COMPAT_H
 
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <net/genetlink.h>
 
 /* CONFIG_SCHEDSTATS or CONFIG_TASK_DELAY_ACCT select it. */
@@ -22,6 +24,21 @@
 #ifndef TASK_ON_RQ_QUEUED
 #define TASK_ON_RQ_QUEUED	1
 #endif
+
+/*
+ * The run queue clock of @cpu's queue. sched_clock_cpu() is exported only
+ * where sched_clock() is unstable (x86); elsewhere (arm64) it is
+ * sched_clock() itself, the same on every CPU, which is what the run
+ * queues' clocks read.
+ */
+static inline u64 starvd_clock_cpu(int cpu)
+{
+#ifdef CONFIG_HAVE_UNSTABLE_SCHED_CLOCK
+	return sched_clock_cpu(cpu);
+#else
+	return sched_clock();
+#endif
+}
 
 /* 5.14 renamed task_struct::state to __state. */
 static inline unsigned int starvd_task_state(struct task_struct *p)

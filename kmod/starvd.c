@@ -255,7 +255,7 @@ static struct starvd_snap *starvd_snap_take(int filter_cpu, u64 min_wait)
 			goto nomem;
 		s->read_time = ktime_get_ns();
 		for_each_possible_cpu(cpu)
-			clk[cpu] = sched_clock_cpu(cpu);
+			clk[cpu] = starvd_clock_cpu(cpu);
 		n = starvd_walk(s->rec, cap, clk, filter_cpu, min_wait);
 		if (n <= cap)
 			break;
