@@ -47,8 +47,13 @@ void booster_init(struct booster *b, const struct boost_params *p,
 	 * (fifo_worker.h); without them, it runs from starvd's CPU.
 	 */
 	b->pool.done_fd = -1;
-	if (j)
-		fifo_pool_init(&b->pool, FIFO_WORKERS);
+	if (j) {
+		int ret = fifo_pool_init(&b->pool, FIFO_WORKERS);
+
+		if (ret)
+			log_msg("the SCHED_FIFO emulation has %d of its %d threads (%s): more emulations run from starvd's own CPUs, later than their runtime",
+				b->pool.n, FIFO_WORKERS, strerror(-ret));
+	}
 	if (p->run_dir) {
 		/* A killed starvd's change first, then what the kernel has. */
 		hrtick_recover(p->run_dir);

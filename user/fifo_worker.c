@@ -186,7 +186,8 @@ static int worker_create(struct fifo_worker *w, int done_fd)
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	ret = -pthread_attr_init(&attr);
 	if (!ret)
-		ret = -pthread_attr_setstacksize(&attr, WORKER_STACK);
+		ret = -pthread_attr_setstacksize(&attr,
+						 thread_stack_size(WORKER_STACK));
 	if (!ret)
 		ret = -pthread_create(&w->thread, &attr, worker, w);
 	pthread_attr_destroy(&attr);
@@ -214,17 +215,18 @@ static bool all_started(const struct fifo_pool *p)
 	return true;
 }
 
-void fifo_pool_init(struct fifo_pool *p, int n)
+int fifo_pool_init(struct fifo_pool *p, int n)
 {
-	int i;
+	int i, ret = 0;
 
 	memset(p, 0, sizeof(*p));
 	p->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	p->w = calloc(n > 0 ? n : 1, sizeof(*p->w));
 	if (p->done_fd < 0 || !p->w)
-		return;
+		return p->done_fd < 0 ? -errno : -ENOMEM;
 	for (i = 0; i < n; i++) {
-		if (worker_create(&p->w[p->n], p->done_fd))
+		ret = worker_create(&p->w[p->n], p->done_fd);
+		if (ret)
 			break;
 		p->n++;
 	}
@@ -236,6 +238,7 @@ void fifo_pool_init(struct fifo_pool *p, int n)
 	 */
 	for (i = 0; i < 1000 && !all_started(p); i++)
 		usleep(1000);
+	return ret;
 }
 
 void fifo_pool_free(struct fifo_pool *p)

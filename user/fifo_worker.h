@@ -70,10 +70,12 @@ struct fifo_pool {
 };
 
 /*
- * Make up to @n idle threads, at the caller's policy and CPUs. 0 threads
- * is no error: every emulation then runs from starvd's own CPU.
+ * Make up to @n idle threads, at the caller's policy and CPUs: 0, or
+ * -errno of the first that could not be made (p->n says how many were).
+ * Fewer threads still work: emulations beyond them run from starvd's own
+ * CPU.
  */
-void fifo_pool_init(struct fifo_pool *p, int n);
+int fifo_pool_init(struct fifo_pool *p, int n);
 void fifo_pool_free(struct fifo_pool *p);
 
 /*

@@ -40,6 +40,7 @@
 #include "escape.h"
 #include "log.h"
 #include "sched_attr.h"
+#include "util.h"
 
 #define RING_LINES	256	/* a power of two */
 /*
@@ -283,7 +284,7 @@ int log_start_async(void)
 	if (q.efd < 0)
 		return -errno;
 	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, WRITER_STACK);
+	pthread_attr_setstacksize(&attr, thread_stack_size(WRITER_STACK));
 	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
 	pthread_attr_setschedpolicy(&attr, policy);
 	pthread_attr_setschedparam(&attr, &sp);

@@ -117,6 +117,13 @@ void set_oom_handler(void (*fn)(void))
 	oom_handler = fn;
 }
 
+size_t thread_stack_size(size_t want)
+{
+	long min = sysconf(_SC_THREAD_STACK_MIN);
+
+	return min > 0 && (size_t)min > want ? (size_t)min : want;
+}
+
 void grow_array(void **v, size_t *cap, size_t n, size_t sz)
 {
 	size_t ncap = *cap ? *cap : 16;

@@ -60,6 +60,12 @@ int write_file_atomic(const char *path,
  * stderr and exits.
  */
 void grow_array(void **v, size_t *cap, size_t n, size_t sz);
+/*
+ * A thread stack of @want bytes, or the C library's minimum where that is
+ * more: 128 KiB on arm64 (which may have 64 KiB pages), where
+ * pthread_attr_setstacksize() refuses less with EINVAL.
+ */
+size_t thread_stack_size(size_t want);
 void set_oom_handler(void (*fn)(void));
 
 #endif
