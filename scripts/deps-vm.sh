@@ -9,7 +9,11 @@
 # at /lib/modules/KVER/build like for any kernel. Bullseye's (5.10 guests)
 # are not: their package lists are fetched into the cache with a separate
 # apt configuration (bullseye_update in vm/lib.sh), and vm/fetch.sh
-# unpacks their headers and gcc-10 into the cache.
+# unpacks their headers and gcc-10 into the cache. Likewise bookworm's
+# arm64 lists (arm64_update): the arm64 guests' kernels, headers, root and
+# libraries are unpacked into the cache; the host gets only the tools that
+# cross-build for them and boot them (gcc-aarch64-linux-gnu,
+# qemu-system-arm, qemu-user-static).
 set -euo pipefail
 . "$(dirname "$0")/../vm/lib.sh"
 
@@ -31,9 +35,11 @@ fi
 
 vm_resolve_kernels
 bullseye_update
+arm64_update
 
 pkgs=(
 	qemu-system-x86 busybox-static dkms kmod xz-utils zstd cpio bc file
+	qemu-system-arm gcc-aarch64-linux-gnu qemu-user-static
 	iproute2 util-linux procps linux-perf
 	python3 python3-yaml python3-jsonschema
 	linux-source-6.1 linux-source-6.12
@@ -59,4 +65,5 @@ else
 		die "apt-get install failed for: ${missing[*]} (check 'apt-cache policy <package>' and the network to Debian's archive)"
 fi
 vm_resolve_bullseye
-echo "deps-vm: guest kernels: $KVER_61, $KVER_612, $KVER_612RT, $KVER_61RT, $KVER_686 (i386); bullseye: $KVER_510, $KVER_510_686 (i386), $KVER_510RT"
+vm_resolve_arm64
+echo "deps-vm: guest kernels: $KVER_61, $KVER_612, $KVER_612RT, $KVER_61RT, $KVER_686 (i386); bullseye: $KVER_510, $KVER_510_686 (i386), $KVER_510RT; arm64: $KVER_ARM64_61, $KVER_ARM64_612RT"

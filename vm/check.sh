@@ -73,10 +73,12 @@ boot_fail() {
 # GUEST.lines its results lines, GUEST.secs its time, GUEST.log its output.
 guest_run() {
 	local g=$1 env res=$VM_CACHE/results/$1 t0 rc=0 secs lines modes script
-	if [ "$(vm_arch "$g")" = i386 ]; then
-		env="STARVD_BUILD=$STARVD_TOP/build32 STARVD_BIN_DIR=$STARVD_TOP/build32"
-	else
-		env="STARVD_BUILD=$STARVD_TOP/build STARVD_BIN_DIR=$STARVD_TOP/user STARVD_YNL=$ynl"
+	case $(vm_arch "$g") in
+	i386) env="STARVD_BUILD=$STARVD_TOP/build32 STARVD_BIN_DIR=$STARVD_TOP/build32" ;;
+	arm64) env="STARVD_BUILD=$STARVD_TOP/build-arm64 STARVD_BIN_DIR=$STARVD_TOP/build-arm64 STARVD_YNL=$ynl" ;;
+	*) env="STARVD_BUILD=$STARVD_TOP/build STARVD_BIN_DIR=$STARVD_TOP/user STARVD_YNL=$ynl" ;;
+	esac
+	if [ "$(vm_arch "$g")" != i386 ]; then
 		case " $bpf_guests " in
 		*" $g "*)
 			env="$env STARVD_VM_BACKENDS='netlink bpf'"

@@ -8,8 +8,13 @@
 # scripts/deps-vm.sh) or, for bullseye's 5.10 kernels, unpacked into the
 # cache by vm/fetch.sh and passed with --kernelsourcedir (vm_kdir), built
 # with bullseye's gcc-10 from the cache, the compiler those kernels were
-# built with. Replaces a previous registration of the same version,
-# rebuilding the module for the kernels that had it as well.
+# built with; an arm64 kernel's (also in the cache) cross-built with
+# aarch64-linux-gnu-gcc-12 (its headers' .kernelvariables give ARCH and
+# the compiler). Replaces a previous registration of the same version,
+# rebuilding the module for the kernels that had it as well; a
+# registration of the very same sources is kept, and a kernel that has
+# its module installed from them is left alone (a guest of another run
+# may be loading it).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -24,23 +29,33 @@ rm -rf "$stage"
 make -s -C "$STARVD_TOP" dkms-install DKMSDIR="$stage" >/dev/null ||
 	die "make dkms-install DKMSDIR=$stage failed"
 
-# Replacing the registration removes the module from every kernel: build
-# it again for those that had it too (vm/check.sh 686 must not take it
-# from the 6.1 and 6.12 guests of a run that follows).
+installed=$(dkms status "starvd/$ver" 2>/dev/null |
+	sed -n 's/^[^,]*, \([^,]*\),.*: installed.*/\1/p')
 kernels=" $* "
-for k in $(dkms status "starvd/$ver" 2>/dev/null |
-	   sed -n 's/^[^,]*, \([^,]*\),.*: installed.*/\1/p'); do
-	case $kernels in
-	*" $k "*) ;;
-	*) [ ! -e "$(vm_kdir "$k")" ] || kernels="$kernels$k " ;;
-	esac
-done
-if [ -n "$(dkms status "starvd/$ver" 2>/dev/null)" ]; then
-	dkms remove -q "starvd/$ver" --all >/dev/null ||
-		die "dkms remove starvd/$ver failed: see 'dkms status'"
+if [ -n "$(dkms status "starvd/$ver" 2>/dev/null)" ] &&
+   diff -r -q "$stage" "/usr/src/starvd-$ver" >/dev/null 2>&1; then
+	# The same sources: only the kernels without the module.
+	for k in $installed; do
+		kernels=${kernels/ $k / }
+		echo "dkms: starvd/$ver for $k: installed from the same sources" >&2
+	done
+else
+	# Replacing the registration removes the module from every kernel:
+	# build it again for those that had it too (vm/check.sh 686 must not
+	# take it from the 6.1 and 6.12 guests of a run that follows).
+	for k in $installed; do
+		case $kernels in
+		*" $k "*) ;;
+		*) [ ! -e "$(vm_kdir "$k")" ] || kernels="$kernels$k " ;;
+		esac
+	done
+	if [ -n "$(dkms status "starvd/$ver" 2>/dev/null)" ]; then
+		dkms remove -q "starvd/$ver" --all >/dev/null ||
+			die "dkms remove starvd/$ver failed: see 'dkms status'"
+	fi
+	rm -rf "/usr/src/starvd-$ver"
+	dkms add -q "$stage" >/dev/null || die "dkms add $stage failed"
 fi
-rm -rf "/usr/src/starvd-$ver"
-dkms add -q "$stage" >/dev/null || die "dkms add $stage failed"
 for k in $kernels; do
 	kdir=$(vm_kdir "$k")
 	[ -e "$kdir" ] ||
@@ -49,11 +64,14 @@ for k in $kernels; do
 	ok=1
 	src=(--kernelsourcedir "$kdir")
 	path=$PATH
+	cross=()
 	case $kdir in
 	"$BULLSEYE"/*) path=$BULLSEYE/bin:$PATH ;;	# gcc-10
+	"$ARM64"/*) cross=(CROSS_COMPILE=aarch64-linux-gnu-) src+=(-a aarch64) ;;
 	esac
-	PATH=$path dkms build -q -k "$k" "${src[@]}" "starvd/$ver" >/dev/null || ok=0
+	env "${cross[@]}" PATH="$path" dkms build -q -k "$k" "${src[@]}" "starvd/$ver" >/dev/null || ok=0
 	log=$(ls /var/lib/dkms/starvd/"$ver"/"$k"/*/log/make.log 2>/dev/null | head -n1 || true)
+	[ -n "$log" ] || log=/var/lib/dkms/starvd/$ver/build/make.log
 	if [ $ok = 0 ]; then
 		cat "${log:-/dev/null}" >&2
 		die "dkms build for $k failed (log above)"
@@ -67,7 +85,7 @@ for k in $kernels; do
 	# a bullseye kernel (its image is only in the cache) it is made here,
 	# holding nothing but DKMS's updates/dkms and depmod's files.
 	mkdir -p "/lib/modules/$k"
-	PATH=$path dkms install -q -k "$k" "${src[@]}" "starvd/$ver" --force >/dev/null ||
+	env "${cross[@]}" PATH="$path" dkms install -q -k "$k" "${src[@]}" "starvd/$ver" --force >/dev/null ||
 		die "dkms install for $k failed"
 	t2=$(date +%s.%N)
 	printf 'dkms: starvd/%s for %s: build %.1fs, install %.1fs: %s\n' "$ver" "$k" \

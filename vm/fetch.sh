@@ -13,17 +13,24 @@
 # (bookworm's gcc-12 is not used for them: see kmod/README.md), so that
 # kbuild and DKMS build modules for them without installing anything:
 # vm_kdir KVER gives the kbuild directory, $BULLSEYE/bin has gcc-10.
+# For the arm64 guests, from bookworm's arm64 packages (apt configuration
+# $ARM64, vm/lib.sh): the kernel's headers with the host's (amd64) kbuild
+# tools of the same upload, so that kbuild and DKMS cross-build the module
+# (aarch64-linux-gnu-gcc-12, as Debian built the kernel with gcc-12), and
+# an arm64 root ($ARM64/root, arm64_root below): the userland the guests
+# chroot into, and the sysroot vm/build.sh arm64 links against.
 # GUEST: see VM_ALL_GUESTS in vm/lib.sh
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-# fetch_deb PKG[:ARCH][=VERSION] [bullseye] -> path of the .deb in the cache
+# fetch_deb PKG[:ARCH][=VERSION] [bullseye|arm64] -> path of the .deb in
+# the cache
 fetch_deb() {
 	local pkg=$1 suite=${2:-bookworm} dir=$VM_CACHE/debs f apt=() glob
-	if [ "$suite" = bullseye ]; then
-		dir=$BULLSEYE/debs
-		apt=(bullseye_apt)
-	fi
+	case $suite in
+	bullseye) dir=$BULLSEYE/debs apt=(bullseye_apt) ;;
+	arm64) dir=$ARM64/debs apt=(arm64_apt) ;;
+	esac
 	glob=${pkg%%[:=]*}_*.deb
 	case $pkg in *=*) glob=${pkg%%[:=]*}_${pkg#*=}_*.deb ;; esac
 	mkdir -p "$dir"
@@ -37,41 +44,53 @@ fetch_deb() {
 	echo "$f"
 }
 
-# Unpack a bullseye package into $BULLSEYE/root once.
-bullseye_unpack() {
-	local pkg=$1 stamp=$BULLSEYE/root/.unpacked/${1%%:*} deb
+# unpack_into ROOT SUITE PKG: unpack a package (fetch_deb's SUITE) into
+# ROOT once.
+unpack_into() {
+	local root=$1 suite=$2 pkg=$3 stamp deb
+	stamp=$root/.unpacked/${pkg%%:*}
 	[ -e "$stamp" ] && return 0
-	deb=$(fetch_deb "$pkg" bullseye)
-	dpkg-deb -x "$deb" "$BULLSEYE/root"
+	deb=$(fetch_deb "$pkg" "$suite")
+	dpkg-deb -x "$deb" "$root"
 	mkdir -p "${stamp%/*}"
 	touch "$stamp"
 }
+bullseye_unpack() { unpack_into "$BULLSEYE/root" bullseye "$1"; }
 
-# The headers of bullseye kernel KVER (ARCH amd64 or i386), usable by
-# kbuild in place: Debian's headers name their common part and the kbuild
-# tools by absolute paths (/usr/src/..., /usr/lib/linux-kbuild-5.10).
-bullseye_headers() {
-	local kver=$1 arch=$2 kdir common v f hdr=linux-headers-$1
+# The headers of a kernel of another suite or architecture (bullseye's
+# amd64 and i386, bookworm's arm64), usable by kbuild in place: Debian's
+# headers name their common part and the kbuild tools by absolute paths
+# (/usr/src/..., /usr/lib/linux-kbuild-X), which are made to point into
+# ROOT. The kbuild tools (fixdep, modpost) are always the host's (amd64)
+# of the same upload: bullseye's from bullseye's lists, an arm64 kernel's
+# from the host's (its arm64 ones do not run here).
+foreign_headers() {	# foreign_headers KVER ARCH ROOT SUITE
+	local kver=$1 arch=$2 root=$3 suite=$4 kdir common v f hdr=linux-headers-$1 kb ksuite
 	kdir=$(vm_kdir "$kver")
 	[ -e "$kdir/.starvd-ready" ] && return 0
 	[ "$arch" = i386 ] && hdr=$hdr:i386
-	common=linux-headers-$(echo "$kver" | cut -d- -f1,2)-common
+	common=linux-headers-$(echo "$kver" | sed -E 's/-(rt-)?(amd64|686|arm64)$//')-common
 	case $kver in *-rt-*) common=$common-rt ;; esac
 	# The common part and the kbuild tools of the same upload.
-	v=$(bullseye_apt apt-cache policy "$hdr" 2>/dev/null | sed -n 's/^ *Candidate: //p')
+	v=$(foreign_apt "$(dirname "$root")" apt-cache policy "$hdr" 2>/dev/null | sed -n 's/^ *Candidate: //p')
 	[ -n "$v" ] && [ "$v" != "(none)" ] ||
-		die "bullseye's lists know no $hdr: run scripts/deps-vm.sh"
-	bullseye_unpack "$hdr"
-	bullseye_unpack "$common=$v"
-	bullseye_unpack "linux-kbuild-5.10=$v"	# the host's (amd64) fixdep, modpost
+		die "the $suite lists in $(dirname "$root") know no $hdr: run scripts/deps-vm.sh"
+	case $kver in
+	5.10.*) kb=linux-kbuild-5.10 ksuite=bullseye ;;
+	*) kb=linux-kbuild-$(echo "$kver" | sed -E 's/^([0-9]+\.[0-9]+)\.0-.*/\1/; s/-(rt-)?arm64$//')
+	   ksuite=bookworm ;;
+	esac
+	unpack_into "$root" "$suite" "$hdr"
+	unpack_into "$root" "$suite" "$common=$v"
+	unpack_into "$root" "$ksuite" "$kb=$v"	# the host's (amd64) fixdep, modpost
 	grep -rlsE '/usr/(src/linux-headers-|lib/linux-kbuild-)' "$kdir" \
 		--include=Makefile --include='.kernelvariables' --include='*.mk' |
 		while read -r f; do
-			sed -i -E "s@(^|[^/])/usr/(src/linux-headers-|lib/linux-kbuild-)@\1$BULLSEYE/root/usr/\2@g" "$f"
+			sed -i -E "s@(^|[^/])/usr/(src/linux-headers-|lib/linux-kbuild-)@\1$root/usr/\2@g" "$f"
 		done
 	for f in $(find "$kdir" -maxdepth 1 -type l); do
 		case $(readlink "$f") in
-		/usr/*) ln -sfn "$BULLSEYE/root$(readlink "$f")" "$f" ;;
+		/usr/*) ln -sfn "$root$(readlink "$f")" "$f" ;;
 		esac
 	done
 	touch "$kdir/.starvd-ready"
@@ -88,6 +107,53 @@ bullseye_gcc() {
 	ln -sfn ../root/usr/bin/x86_64-linux-gnu-gcc-10 "$BULLSEYE/bin/gcc-10"
 	"$BULLSEYE/bin/gcc-10" --version >/dev/null ||
 		die "bullseye's gcc-10 unpacked in $BULLSEYE/root does not run"
+}
+
+# The arm64 guests' root: what the suites run (bash, coreutils,
+# util-linux, procps, kmod, iproute2's genl, bpftool, python3 for ynl,
+# strace), the libraries the cross-built programs link (their -dev
+# packages: the same tree is vm/build.sh arm64's sysroot) and the
+# initramfs's static busybox. Resolved by apt against an empty package
+# state (arm64_apt: every dependency, no Essential set), unpacked with
+# dpkg-deb, no maintainer script run: what those would have done and the
+# guests need is done here (users, /bin/sh, awk). Absolute symlinks are
+# made relative, so that they resolve inside the tree from the host too
+# (the cross linker). Rebuilt when this list changes.
+ARM64_PKGS="base-files base-passwd libc6-dev bash dash coreutils util-linux
+	sysvinit-utils procps grep sed mawk findutils diffutils gzip kmod
+	iproute2 bpftool python3 python3-yaml strace busybox-static
+	libbpf-dev libnl-genl-3-dev libnl-3-dev libelf-dev zlib1g-dev
+	libjson-c-dev libcap-dev libdw-dev libncurses-dev"
+arm64_root() {
+	local root=$ARM64/root want uris f l t
+	want=$(echo $ARM64_PKGS)
+	[ "$(cat "$root/.starvd-pkgs" 2>/dev/null)" = "$want" ] && return 0
+	echo "fetch: arm64 root: resolving and downloading $want" >&2
+	# shellcheck disable=SC2086 # a list of package names
+	uris=$(arm64_apt apt-get install -qq --print-uris --no-install-recommends $ARM64_PKGS) ||
+		die "apt cannot resolve the arm64 root's packages (above): run scripts/deps-vm.sh (arm64 lists in $ARM64)"
+	# shellcheck disable=SC2086
+	arm64_apt apt-get install -qq -y --download-only --no-install-recommends $ARM64_PKGS >&2 ||
+		die "downloading the arm64 root's packages failed: check the network to Debian's archive"
+	rm -rf "$root"
+	mkdir -p "$root"
+	echo "$uris" | awk '{ print $2 }' | while read -r f; do
+		dpkg-deb -x "$ARM64/cache/archives/$f" "$root" ||
+			die "cannot unpack $ARM64/cache/archives/$f"
+	done
+	find "$root" -type l | while read -r l; do
+		t=$(readlink "$l")
+		case $t in
+		/*) ln -sfn "$(realpath -ms --relative-to="$(dirname "$l")" "$root$t")" "$l" ;;
+		esac
+	done
+	cp "$root/usr/share/base-passwd/passwd.master" "$root/etc/passwd"
+	cp "$root/usr/share/base-passwd/group.master" "$root/etc/group"
+	[ -e "$root/bin/sh" ] || ln -s dash "$root/bin/sh"
+	[ -e "$root/usr/bin/awk" ] || ln -s mawk "$root/usr/bin/awk"
+	mkdir -p "$root"/{proc,sys,dev,tmp,run,var/tmp,lib/modules}
+	echo "$want" >"$root/.starvd-pkgs"
+	echo "fetch: arm64 root ready in $root ($(echo "$uris" | wc -l) packages)" >&2
 }
 
 # Modules (paths relative to /lib/modules/KVER) that @1 needs, deps first.
@@ -107,7 +173,9 @@ build_initramfs() {
 	local out=$VM_CACHE/$guest/initrd.img stage=$VM_CACHE/$guest/initramfs
 	local busybox m
 
-	if [ "$arch" = i386 ]; then
+	if [ "$arch" = arm64 ]; then
+		busybox=$ARM64/root/bin/busybox
+	elif [ "$arch" = i386 ]; then
 		if [ ! -x "$VM_CACHE/busybox-i386/bin/busybox" ]; then
 			dpkg-deb -x "$(fetch_deb busybox-static:i386)" "$VM_CACHE/busybox-i386"
 			mkdir -p "$VM_CACHE/busybox-i386/sbin"
@@ -152,8 +220,16 @@ fetch_guest() {
 	pkg=linux-image-$kver
 	[ "$arch" = i386 ] && pkg=$pkg:i386
 	if [ "$suite" = bullseye ]; then
-		bullseye_headers "$kver" "$arch"
+		foreign_headers "$kver" "$arch" "$BULLSEYE/root" bullseye
 		bullseye_gcc
+	fi
+	if [ "$arch" = arm64 ]; then
+		suite=arm64
+		foreign_headers "$kver" "$arch" "$ARM64/kbuild" arm64
+		arm64_root
+		# Where the guest's chroot shows the tree and DKMS's modules
+		# (vm/initramfs-init): the root is shared read-only.
+		mkdir -p "$ARM64/root$STARVD_TOP" "$ARM64/root/lib/modules/$kver"
 	fi
 	if [ ! -f "$dir/kver" ] || [ "$(cat "$dir/kver")" != "$kver" ]; then
 		rm -rf "$dir"
@@ -164,6 +240,8 @@ fetch_guest() {
 		depmod -b "$dir/root" "$kver" 2>/dev/null || true
 		echo "$kver" >"$dir/kver"
 	fi
+	[ "$arch" != arm64 ] || [ ! "$ARM64/root/.starvd-pkgs" -nt "$dir/initrd.img" ] ||
+		rm -f "$dir/initrd.img"	# its busybox comes from there
 	[ -f "$dir/root/boot/vmlinuz-$kver" ] || die "no kernel in $pkg (looked for $dir/root/boot/vmlinuz-$kver)"
 	if [ ! -f "$dir/initrd.img" ] || [ "$STARVD_TOP/vm/initramfs-init" -nt "$dir/initrd.img" ]; then
 		build_initramfs "$guest" "$kver" "$arch"
@@ -175,6 +253,9 @@ fetch_guest() {
 vm_resolve_kernels
 case " $* " in
 *" 5.10"*) [ -d "$BULLSEYE/lists" ] || bullseye_update ;;
+esac
+case " $* " in
+*" arm64-"*) [ -d "$ARM64/lists" ] || arm64_update ;;
 esac
 for g in "$@"; do
 	fetch_guest "$g"

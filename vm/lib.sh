@@ -12,29 +12,35 @@ die() {
 	exit 1
 }
 
-# The ABI name (6.1.0-NN) behind a Debian meta package, e.g. linux-image-amd64.
-vm_meta_kver() {
+# The ABI name (6.1.0-NN) behind a Debian meta package, e.g.
+# linux-image-amd64; APT: a wrapper of another apt configuration
+# (arm64_apt), else the host's.
+vm_meta_kver() {	# vm_meta_kver META FLAVOUR [APT]
 	local meta=$1 flavour=$2
-	apt-cache depends "$meta" 2>/dev/null |
+	${3:-} apt-cache depends "$meta" 2>/dev/null |
 		sed -n "s/^ *Depends: linux-image-\(.*-$flavour\)\(:i386\)\{0,1\}\$/\1/p" | head -n1
 }
 
 # Newest linux-image-6.12.*+deb12-FLAVOUR known to apt (FLAVOUR: amd64,
-# rt-amd64).
-vm_newest_612() {
+# rt-amd64; rt-arm64 with APT arm64_apt).
+vm_newest_612() {	# vm_newest_612 [FLAVOUR [APT]]
 	local flavour=${1:-amd64}
-	apt-cache search --names-only "^linux-image-6\\.12\\.[0-9]+\\+deb12-$flavour\$" 2>/dev/null |
+	${2:-} apt-cache search --names-only "^linux-image-6\\.12\\.[0-9]+\\+deb12-$flavour\$" 2>/dev/null |
 		sed -n "s/^linux-image-\\(6\\.12\\.[0-9]*+deb12-$flavour\\) .*/\\1/p" |
 		sort -t. -k3,3n | tail -n1
 }
 
-# Debian 11 (bullseye, 5.10 kernels) through an apt configuration of its
-# own under $BULLSEYE: its sources list (the host's archive URIs, suites
-# bullseye and bullseye-security), package lists and cache. The host's
-# package state stays bookworm-only: bullseye packages are only ever
-# downloaded and unpacked into $BULLSEYE/root (vm/fetch.sh), never
-# installed.
+# Debian packages of another suite or architecture, through an apt
+# configuration of their own under a directory of the cache (DIR): its
+# sources list (the host's archive URIs), package lists, cache and
+# architecture. The host's package state stays bookworm amd64 (and i386):
+# these packages are only ever downloaded and unpacked into the cache
+# (vm/fetch.sh), never installed. Two such configurations:
+# Debian 11 (bullseye, the 5.10 kernels) in $BULLSEYE, and Debian 12's
+# arm64 packages (the arm64 guests' kernels, headers and userland, and the
+# libraries the cross-built programs link) in $ARM64.
 BULLSEYE=$STARVD_CACHE/bullseye
+ARM64=$STARVD_CACHE/arm64
 
 # The host's archive URI of a suite (from debian.sources), or Debian's.
 vm_archive_uri() {
@@ -46,33 +52,52 @@ vm_archive_uri() {
 		head -n1 | grep . || echo "$def"
 }
 
-bullseye_apt() {	# bullseye_apt apt-get|apt-cache ARGS...
-	local tool=$1
-	shift
-	"$tool" -o APT::Sandbox::User=root \
-		-o Dir::Etc::sourcelist="$BULLSEYE/sources.list" \
-		-o Dir::Etc::sourceparts=- -o Dir::State::Lists="$BULLSEYE/lists" \
-		-o Dir::Cache="$BULLSEYE/cache" "$@"
+# foreign_apt DIR apt-get|apt-cache ARGS...: apt with DIR's configuration.
+# DIR/arch names its architecture (else the host's); DIR/dpkg/status is
+# the empty package state its downloads resolve dependencies against.
+foreign_apt() {
+	local dir=$1 tool=$2 archopt=()
+	shift 2
+	[ ! -f "$dir/arch" ] ||
+		archopt=(-o APT::Architecture="$(cat "$dir/arch")" -o APT::Architectures="$(cat "$dir/arch")")
+	"$tool" -o APT::Sandbox::User=root "${archopt[@]}" \
+		-o Dir::Etc::sourcelist="$dir/sources.list" \
+		-o Dir::Etc::sourceparts=- -o Dir::State::Lists="$dir/lists" \
+		-o Dir::State::status="$dir/dpkg/status" \
+		-o Dir::Cache="$dir/cache" "$@"
 }
+bullseye_apt() { foreign_apt "$BULLSEYE" "$@"; }
+arm64_apt() { foreign_apt "$ARM64" "$@"; }
 
-# Write the sources list and fetch the package lists (again after a day).
-bullseye_update() {
-	local main sec list
+# foreign_update DIR SUITE [ARCH]: write DIR's sources list (SUITE and its
+# security suite, bookworm's also -updates) and fetch the package lists
+# (again after a day).
+foreign_update() {
+	local dir=$1 suite=$2 arch=${3:-} main sec list key=/usr/share/keyrings/debian-archive-keyring.gpg
 	main=$(vm_archive_uri bookworm http://deb.debian.org/debian)
 	sec=$(vm_archive_uri bookworm-security http://deb.debian.org/debian-security)
-	list="deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $main bullseye main
-deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $sec bullseye-security main"
-	mkdir -p "$BULLSEYE/lists/partial" "$BULLSEYE/cache/archives/partial"
-	if [ "$(cat "$BULLSEYE/sources.list" 2>/dev/null)" != "$list" ]; then
-		echo "$list" >"$BULLSEYE/sources.list.tmp.$$"
-		mv "$BULLSEYE/sources.list.tmp.$$" "$BULLSEYE/sources.list"
+	list="deb [signed-by=$key] $main $suite main"
+	[ "$suite" = bullseye ] || list="$list
+deb [signed-by=$key] $main $suite-updates main"
+	list="$list
+deb [signed-by=$key] $sec $suite-security main"
+	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial" "$dir/dpkg"
+	[ -e "$dir/dpkg/status" ] || : >"$dir/dpkg/status"
+	if [ -n "$arch" ] && [ "$(cat "$dir/arch" 2>/dev/null)" != "$arch" ]; then
+		echo "$arch" >"$dir/arch"
 	fi
-	if [ -z "$(find "$BULLSEYE/lists" -maxdepth 1 -name '*bullseye*Packages*' -mmin -1440 2>/dev/null)" ]; then
-		echo "vm: apt-get update for bullseye ($BULLSEYE/sources.list)" >&2
-		bullseye_apt apt-get update -qq ||
-			die "apt-get update of bullseye failed ($BULLSEYE/sources.list): check the network to $main"
+	if [ "$(cat "$dir/sources.list" 2>/dev/null)" != "$list" ]; then
+		echo "$list" >"$dir/sources.list.tmp.$$"
+		mv "$dir/sources.list.tmp.$$" "$dir/sources.list"
+	fi
+	if [ -z "$(find "$dir/lists" -maxdepth 1 -name "*${suite}*Packages*" -mmin -1440 2>/dev/null)" ]; then
+		echo "vm: apt-get update for $suite${arch:+ $arch} ($dir/sources.list)" >&2
+		foreign_apt "$dir" apt-get update -qq ||
+			die "apt-get update of $suite${arch:+ $arch} failed ($dir/sources.list): check the network to $main"
 	fi
 }
+bullseye_update() { foreign_update "$BULLSEYE" bullseye; }
+arm64_update() { foreign_update "$ARM64" bookworm arm64; }
 
 # Fill KVER_61, KVER_612, KVER_612RT, KVER_61RT, KVER_686 (overridable from
 # the environment).
@@ -128,6 +153,26 @@ vm_resolve_bullseye() {
 	done
 }
 
+# Fill KVER_ARM64_61 and KVER_ARM64_612RT, the arm64 guests' kernels,
+# from the arm64 lists (fetched by arm64_update); overridable from the
+# environment. Kept in $ARM64/vm-kernels until the lists change.
+vm_resolve_arm64() {
+	local a b saved=$ARM64/vm-kernels
+	[ -n "${KVER_ARM64_61:-}" ] && [ -n "${KVER_ARM64_612RT:-}" ] && return 0
+	[ -d "$ARM64/lists" ] ||
+		die "no arm64 package lists in $ARM64: run scripts/deps-vm.sh"
+	if [ ! "$saved" -nt "$ARM64/lists" ]; then
+		printf '%s %s\n' "$(vm_meta_kver linux-image-arm64 arm64 arm64_apt)" \
+			"$(vm_newest_612 rt-arm64 arm64_apt)" >"$saved.$$"
+		mv "$saved.$$" "$saved"
+	fi
+	read -r a b <"$saved"
+	KVER_ARM64_61=${KVER_ARM64_61:-$a}
+	KVER_ARM64_612RT=${KVER_ARM64_612RT:-$b}
+	[ -n "$KVER_ARM64_61" ] && [ -n "$KVER_ARM64_612RT" ] ||
+		die "the arm64 lists in $ARM64 name no linux-image-arm64 or linux-image-6.12.*+deb12-rt-arm64: run scripts/deps-vm.sh"
+}
+
 # Known guests; those vm/check.sh (make check-vm) boots by default, two
 # at a time, in an order that makes both slots end together in make
 # check (roughly: 6.12-rt 680 s, then 6.12 with the package guest 560 s,
@@ -139,16 +184,19 @@ vm_resolve_bullseye() {
 # module differently. BPF where it adds coverage: PREEMPT_RT 6.12, 6.1,
 # the generic kernel without the fair server (the host, 6.18, runs BPF on
 # a generic kernel with it), and 5.10, the oldest kernel the CO-RE object
-# loads on (no bpf_get_current_task_btf(), JIT images freed one by one).
+# loads on (no bpf_get_current_task_btf(), JIT images freed one by one),
+# and the arm64 guests (the x86-built object on another architecture).
 # 5.10 is also the legacy kernel the module exists for (the pre-6.1
 # compat code). The generic 6.12, whose PREEMPT_RT
 # build runs the whole suite, runs the rescues and the escalation suite
 # (VM_RESCUE_ONLY_GUESTS), and its threadirqs boot (below). Not booted by
 # default, to keep make check within its time (docs/testing.md, "The guests",
-# says what runs on them): 6.1-rt, 5.10-rt, 5.10-686.
-VM_ALL_GUESTS="6.1 6.12 686 6.12-rt 6.1-rt 5.10 5.10-686 5.10-rt"
+# says what runs on them): 6.1-rt, 5.10-rt, 5.10-686, and the arm64
+# guests (qemu-system-aarch64; programs cross-built, vm/build.sh arm64):
+# arm64-6.1, the generic bookworm kernel, and arm64-6.12-rt, PREEMPT_RT.
+VM_ALL_GUESTS="6.1 6.12 686 6.12-rt 6.1-rt 5.10 5.10-686 5.10-rt arm64-6.1 arm64-6.12-rt"
 VM_DEFAULT_GUESTS="6.12-rt 5.10 6.12 6.1 686"
-VM_DEFAULT_BPF_GUESTS="6.12-rt 6.1 5.10"
+VM_DEFAULT_BPF_GUESTS="6.12-rt 6.1 5.10 arm64-6.1 arm64-6.12-rt"
 # Guests that run only selftests/kmod/guest-rescue.sh (test_rescue on the
 # BPF backend, and guest-escalate.sh) instead of the whole suite;
 # VM_RESCUE_ONLY_GUESTS= (empty) runs the whole suite there too.
@@ -164,14 +212,15 @@ VM_THREADIRQS_GUESTS=${VM_THREADIRQS_GUESTS-6.12}
 # vm_preflight GUEST...: the guest names are known, the tools are there
 # and this is root, or die saying what to do.
 vm_preflight() {
-	local t g
-	for t in qemu-system-x86_64 qemu-system-i386 dkms busybox; do
+	local t g tools=(qemu-system-x86_64 qemu-system-i386 dkms busybox)
+	for g in "$@"; do
+		[ "$(vm_arch "$g")" != arm64 ] ||
+			tools+=(qemu-system-aarch64 aarch64-linux-gnu-gcc-12 qemu-aarch64-static)
+	done
+	for t in "${tools[@]}"; do
 		command -v "$t" >/dev/null || die "$t not found: run scripts/deps-vm.sh first (as root)"
 	done
 	[ "$(id -u)" = 0 ] || die "the VM tests install the module with DKMS: run as root"
-	for g in "$@"; do
-		vm_arch "$g" >/dev/null
-	done
 }
 
 # Guest name -> kernel release
@@ -185,6 +234,8 @@ vm_kver() {
 	5.10) vm_resolve_bullseye; echo "$KVER_510" ;;
 	5.10-686) vm_resolve_bullseye; echo "$KVER_510_686" ;;
 	5.10-rt) vm_resolve_bullseye; echo "$KVER_510RT" ;;
+	arm64-6.1) vm_resolve_arm64; echo "$KVER_ARM64_61" ;;
+	arm64-6.12-rt) vm_resolve_arm64; echo "$KVER_ARM64_612RT" ;;
 	*) die "unknown guest '$1' (known: $VM_ALL_GUESTS)" ;;
 	esac
 }
@@ -193,6 +244,7 @@ vm_kver() {
 vm_arch() {
 	case $1 in
 	686 | *-686) echo i386 ;;
+	arm64-6.1 | arm64-6.12-rt) echo arm64 ;;
 	5.10*) echo amd64 ;;
 	6.*) echo amd64 ;;
 	*) die "unknown guest '$1' (known: $VM_ALL_GUESTS)" ;;
@@ -208,11 +260,13 @@ vm_suite() {
 }
 
 # Kernel release -> its kbuild directory: the installed headers
-# (/lib/modules/KVER/build, bookworm) or those unpacked from bullseye into
-# the cache by vm/fetch.sh (never installed).
+# (/lib/modules/KVER/build, bookworm amd64 and i386) or those unpacked
+# into the cache by vm/fetch.sh (never installed): bullseye's, and the
+# arm64 kernels' (with the host's own kbuild tools).
 vm_kdir() {
 	case $1 in
 	5.10.*) echo "$BULLSEYE/root/usr/src/linux-headers-$1" ;;
+	*-arm64) echo "$ARM64/kbuild/usr/src/linux-headers-$1" ;;
 	*) echo "/lib/modules/$1/build" ;;
 	esac
 }

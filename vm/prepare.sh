@@ -4,8 +4,9 @@
 # vm/prepare.sh [GUEST...]: what the guests of vm/check.sh need from the
 # host (default: $VM_DEFAULT_GUESTS of vm/lib.sh): their kernels fetched
 # (vm/fetch.sh), the module built and installed for each with DKMS
-# (vm/dkms.sh), the programs built (vm/build.sh: 64-bit, and 32-bit
-# without BPF for the i386 guests), the netlink ABI checked against its
+# (vm/dkms.sh), the programs built (vm/build.sh: 64-bit, 32-bit
+# without BPF for the i386 guests, arm64 for the arm64 guests), the
+# netlink ABI checked against its
 # spec. Run by vm/check.sh, or before it by make check-vm-prepare (make
 # check: beside the packages' build). Needs root and scripts/deps-vm.sh.
 set -euo pipefail
@@ -32,11 +33,13 @@ vm/dkms.sh "${kvers[@]}"
 
 step "building programs"
 vm/build.sh 64
-for g in $guests; do
-	if [ "$(vm_arch "$g")" = i386 ]; then
-		vm/build.sh 32
-		break
-	fi
+for a in i386 arm64; do
+	for g in $guests; do
+		if [ "$(vm_arch "$g")" = $a ]; then
+			vm/build.sh "${a/i386/32}"
+			break
+		fi
+	done
 done
 
 ynl=$(vm/ynl.sh)

@@ -10,7 +10,12 @@
 # with the host's root shared read-only over virtio-9p and a results
 # directory shared read-write, run COMMAND (a shell command line, run by
 # /bin/sh from the top of the tree; by busybox sh in the 686 guest) and
-# exit with its exit status. 124: timeout; 125: the guest did not run it.
+# exit with its exit status. The arm64 guests boot under
+# qemu-system-aarch64 (virt machine, GICv3: its ITS gives the virtio
+# devices MSI-X, so the 9p requests queue has an IRQ of its own, as on
+# x86) and chroot into the arm64 root of vm/fetch.sh, shared read-only
+# too, in which the tree, the results and the host's /lib/modules/KVER
+# (DKMS's module) appear at their host paths (vm/initramfs-init). 124: timeout; 125: the guest did not run it.
 # -a adds words to the guest kernel's command line (e.g. threadirqs).
 # The command's output is printed and kept in .cache/vm/results/GUEST/out;
 # the whole console in .cache/vm/results/GUEST/console.
@@ -45,13 +50,23 @@ rm -rf "$results"
 mkdir -p "$results"
 printf '%s\n' "$*" >"$results/cmd"
 
-qemu=qemu-system-x86_64
+qemu=(qemu-system-x86_64 -cpu max)
+console=ttyS0
 extra=$kargs
-if [ "$arch" = i386 ]; then
-	qemu=qemu-system-i386
-	extra="$extra starvd_busybox=$VM_CACHE/busybox-i386/bin/busybox"
-fi
-command -v "$qemu" >/dev/null || die "$qemu not found: run scripts/deps-vm.sh (qemu-system-x86)"
+share=()
+case $arch in
+i386)
+	qemu=(qemu-system-i386 -cpu max)
+	extra="$extra starvd_busybox=$VM_CACHE/busybox-i386/bin/busybox" ;;
+arm64)
+	# pauth-impdef: pointer authentication with QEMU's own cheap hash
+	# (the architected one, QARMA, is slow under TCG).
+	qemu=(qemu-system-aarch64 -M virt,gic-version=3 -cpu max,pauth-impdef=on)
+	console=ttyAMA0
+	extra="$extra starvd_guestroot=1"
+	share=(-virtfs "local,path=$ARM64/root,mount_tag=guestroot,security_model=none,readonly=on,multidevs=remap") ;;
+esac
+command -v "${qemu[0]}" >/dev/null || die "${qemu[0]} not found: run scripts/deps-vm.sh (qemu-system-x86, qemu-system-arm)"
 case "$STARVD_TOP$results" in
 *" "*) die "the tree's path must not contain spaces (kernel command line): $STARVD_TOP" ;;
 esac
@@ -59,7 +74,7 @@ esac
 # VM_SAMPLE=SECONDS: record where each vCPU is, from outside the guest,
 # in $results/samples (vm/sample.py; x86_64 guests, booted with nokaslr).
 monitor=(-monitor none)
-if [ -n "${VM_SAMPLE:-}" ] && [ "$arch" != i386 ]; then
+if [ -n "${VM_SAMPLE:-}" ] && [ "$arch" = amd64 ]; then
 	monitor=(-monitor "unix:$results/monitor.sock,server=on,wait=off")
 	extra="$extra nokaslr"
 fi
@@ -71,12 +86,13 @@ if [ "${monitor[1]}" != none ]; then
 		"$results/kallsyms" "$VM_SAMPLE" "$results/samples" &
 fi
 timeout --foreground -k 5 "$timeout" \
-	"$qemu" -accel tcg,thread=single -cpu max -smp 2 -m "$mem" \
+	"${qemu[@]}" -accel tcg,thread=single -smp 2 -m "$mem" \
 	-nographic -no-reboot -nic none "${monitor[@]}" -serial stdio \
 	-kernel "$dir/root/boot/vmlinuz-$kver" -initrd "$dir/initrd.img" \
-	-append "console=ttyS0 quiet loglevel=3 panic=-1 oops=panic starvd_top=$STARVD_TOP starvd_results=$results starvd_guest=$guest $extra" \
+	-append "console=$console quiet loglevel=3 panic=-1 oops=panic starvd_top=$STARVD_TOP starvd_results=$results starvd_guest=$guest $extra" \
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 	-virtfs "local,path=$results,mount_tag=results,security_model=none" \
+	"${share[@]}" \
 	</dev/null >"$results/console" 2>&1 || rc=$?
 secs=$(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo "?")
 

@@ -70,9 +70,15 @@ suite=$guest-escalate
 grep -qw threadirqs /proc/cmdline && suite=$guest-threadirqs-escalate
 
 # The 9p root's virtio device, its requests IRQ and that IRQ's thread.
+# The root is the share "hostroot" (the host's root), or in the arm64
+# guests "guestroot" (their own): whichever "/" is mounted from.
+tag=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") {
+		if ($5 == "/" && $(i + 1) == "9p") print $(i + 2)
+		break
+	} }' /proc/self/mountinfo | tail -n 1)
 dev=
 for d in /sys/bus/virtio/drivers/9pnet_virtio/virtio*; do
-	[ "$(tr -d '\000' <"$d/mount_tag" 2>/dev/null)" = hostroot ] &&
+	[ "$(tr -d '\000' <"$d/mount_tag" 2>/dev/null)" = "${tag:-hostroot}" ] &&
 		dev=${d##*/}
 done
 irq=$(sed -n "s/^ *\([0-9]*\):.* $dev-requests\$/\1/p" /proc/interrupts)
@@ -83,7 +89,7 @@ for c in /proc/[0-9]*/comm; do
 	esac
 done
 echo "TAP version 13"
-echo "# guest $guest ($(uname -r)): 9p root on $dev, requests IRQ ${irq:-?}, thread ${irqtid:-none}"
+echo "# guest $guest ($(uname -r)): 9p root ${tag:-hostroot} on $dev, requests IRQ ${irq:-?}, thread ${irqtid:-none}"
 if [ -z "$dev" ] || [ -z "$irq" ] || [ -z "$irqtid" ]; then
 	echo "# SKIP: the 9p root's requests interrupt is not threaded (boot a PREEMPT_RT kernel, or add threadirqs)"
 	echo "1..0"

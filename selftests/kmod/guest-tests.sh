@@ -22,6 +22,10 @@ kver=$(uname -r)
 
 echo "TAP version 13"
 echo "# guest $guest, kernel $kver"
+# The CO-RE object the daemon under test embeds: in the arm64 guests the
+# x86 build's (vm/build.sh arm64 checks the daemon holds its bytes).
+[ ! -e "$B/starvd.bpf.o" ] ||
+	echo "# BPF object $B/starvd.bpf.o: sha256 $(sha256sum <"$B/starvd.bpf.o" | cut -d' ' -f1)"
 # Only what the kernel logs from here on is ours to judge.
 dmesg_skip=$(dmesg | wc -l)
 
