@@ -16,7 +16,8 @@
 # the time of each guest; exits 1 if anything failed.
 #
 # Environment: GUEST_TIMEOUT (seconds per guest, default 1200: a guest
-# normally takes 4-9 minutes under TCG), VM_PARALLEL (guests at once,
+# normally takes 4-9 minutes under TCG; 2400 for the arm64 guests, which
+# take about twice as long), VM_PARALLEL (guests at once,
 # default 2), STARVD_VM_BPF_GUESTS (guests that also run the daemon's
 # selftests on the BPF backend, default $VM_DEFAULT_BPF_GUESTS of
 # vm/lib.sh), STARVD_TEST_BPF_MODES (passed to selftests/run.sh; default
@@ -30,7 +31,15 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 guests=${*:-$VM_DEFAULT_GUESTS}
-GUEST_TIMEOUT=${GUEST_TIMEOUT:-1200}
+guest_timeout() {	# guest_timeout GUEST: its GUEST_TIMEOUT
+	if [ -n "${GUEST_TIMEOUT:-}" ]; then
+		echo "$GUEST_TIMEOUT"
+	elif [ "$(vm_arch "$1")" = arm64 ]; then
+		echo 2400
+	else
+		echo 1200
+	fi
+}
 VM_PARALLEL=${VM_PARALLEL:-2}
 bpf_guests=${STARVD_VM_BPF_GUESTS-$VM_DEFAULT_BPF_GUESTS}
 cd "$STARVD_TOP"
@@ -59,7 +68,7 @@ fail_line() {	# fail_line SUITE: a failing results line
 boot_fail() {
 	case $2 in
 	124) lines="$lines${lines:+$'\n'}$(fail_line "vm-$1-timeout")"
-	     echo "# vm-$1: timed out after ${GUEST_TIMEOUT}s (GUEST_TIMEOUT); console: $res/console" >&3
+	     echo "# vm-$1: timed out after $(guest_timeout "${1%-threadirqs}")s (GUEST_TIMEOUT); console: $res/console" >&3
 	     [ ! -s "$res/stallwatch" ] || {
 		echo "# vm-$1: what stallwatch saw stuck before that:"
 		sed 's/^/#   /' "$res/stallwatch"
@@ -91,7 +100,7 @@ guest_run() {
 	*" $g "*) script=guest-rescue.sh ;;
 	esac
 	t0=$(date +%s)
-	vm/run.sh -t "$GUEST_TIMEOUT" "$g" \
+	vm/run.sh -t "$(guest_timeout "$g")" "$g" \
 		"RESULTS=\$STARVD_VM_RESULTS/results $env sh selftests/kmod/$script" \
 		>"$VM_CACHE/results/$g.log" 2>&1 || rc=$?
 	secs=$(($(date +%s) - t0))
@@ -106,7 +115,7 @@ guest_run() {
 	case " $VM_THREADIRQS_GUESTS " in
 	*" $g "*)
 		rc=0
-		vm/run.sh -a threadirqs -t "$GUEST_TIMEOUT" "$g" \
+		vm/run.sh -a threadirqs -t "$(guest_timeout "$g")" "$g" \
 			"RESULTS=\$STARVD_VM_RESULTS/results $env sh selftests/kmod/guest-escalate.sh" \
 			>&3 2>&1 || rc=$?
 		lines="$lines${lines:+$'\n'}$(cat "$res/results" 2>/dev/null || true)"
