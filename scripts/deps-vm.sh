@@ -11,9 +11,10 @@
 # apt configuration (bullseye_update in vm/lib.sh), and vm/fetch.sh
 # unpacks their headers and gcc-10 into the cache. Likewise bookworm's
 # arm64 lists (arm64_update): the arm64 guests' kernels, headers, root and
-# libraries are unpacked into the cache; the host gets only the tools that
-# cross-build for them and boot them (gcc-aarch64-linux-gnu,
-# qemu-system-arm, qemu-user-static).
+# libraries are unpacked into the cache, and so is the cross compiler
+# (gcc-aarch64-linux-gnu conflicts with gcc-multilib); the host gets only
+# what boots them and runs their programs (qemu-system-arm,
+# qemu-user-static).
 set -euo pipefail
 . "$(dirname "$0")/../vm/lib.sh"
 
@@ -39,7 +40,7 @@ arm64_update
 
 pkgs=(
 	qemu-system-x86 busybox-static dkms kmod xz-utils zstd cpio bc file
-	qemu-system-arm gcc-aarch64-linux-gnu qemu-user-static
+	qemu-system-arm qemu-user-static
 	iproute2 util-linux procps linux-perf
 	python3 python3-yaml python3-jsonschema
 	linux-source-6.1 linux-source-6.12

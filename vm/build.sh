@@ -6,9 +6,9 @@
 # (build/selftests/) and nlcheck, nlfuzz (build/kmod-tests/). 32: the same
 # without BPF, with gcc -m32, all under build32/ (daemon and starvctl in
 # build32/ itself), for the 686 guest. arm64: the same as 64, cross-built
-# with aarch64-linux-gnu-gcc against the arm64 root of vm/fetch.sh (its
-# libraries and headers: the sysroot), all under build-arm64/, for the
-# arm64 guests. Its BPF objects are the ones 64 builds (clang -target bpf
+# with vm/fetch.sh's aarch64-linux-gnu-gcc-12 (in the cache) against its
+# arm64 root (its libraries and headers: the sysroot), all under
+# build-arm64/, for the arm64 guests. Its BPF objects are the ones 64 builds (clang -target bpf
 # from bpf/vmlinux/x86/vmlinux.h: the CO-RE object is the same for every
 # architecture, its programs being tp_btf ones that read no pt_regs):
 # copied from build/ and embedded by bpftool's skeleton unchanged, which
@@ -23,8 +23,9 @@ arm64)
 	root=$ARM64/root
 	[ -e "$root/.starvd-pkgs" ] ||
 		die "no arm64 root in $root: run vm/fetch.sh arm64-6.1 (or vm/prepare.sh with an arm64 guest)"
-	command -v aarch64-linux-gnu-gcc-12 >/dev/null ||
-		die "aarch64-linux-gnu-gcc-12 not found: run scripts/deps-vm.sh (gcc-aarch64-linux-gnu)"
+	[ -x "$ARM64/cross/usr/bin/aarch64-linux-gnu-gcc-12" ] ||
+		die "no cross compiler in $ARM64/cross: run vm/fetch.sh arm64-6.1"
+	export PATH=$ARM64/cross/usr/bin:$PATH
 	# The x86 build's BPF objects, built first (make 64 builds them).
 	make -s build/starvd.bpf.o build/lockwait.bpf.o O=build ||
 		die "building the BPF objects failed; output above"

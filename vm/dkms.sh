@@ -9,8 +9,8 @@
 # cache by vm/fetch.sh and passed with --kernelsourcedir (vm_kdir), built
 # with bullseye's gcc-10 from the cache, the compiler those kernels were
 # built with; an arm64 kernel's (also in the cache) cross-built with
-# aarch64-linux-gnu-gcc-12 (its headers' .kernelvariables give ARCH and
-# the compiler). Replaces a previous registration of the same version,
+# the cache's aarch64-linux-gnu-gcc-12 (vm/fetch.sh; its headers'
+# .kernelvariables give ARCH and the compiler). Replaces a previous registration of the same version,
 # rebuilding the module for the kernels that had it as well; a
 # registration of the very same sources is kept, and a kernel that has
 # its module installed from them is left alone (a guest of another run
@@ -67,7 +67,9 @@ for k in $kernels; do
 	cross=()
 	case $kdir in
 	"$BULLSEYE"/*) path=$BULLSEYE/bin:$PATH ;;	# gcc-10
-	"$ARM64"/*) cross=(CROSS_COMPILE=aarch64-linux-gnu-) src+=(-a aarch64) ;;
+	"$ARM64"/*)
+		path=$ARM64/cross/usr/bin:$PATH
+		cross=(CROSS_COMPILE=aarch64-linux-gnu-) src+=(-a aarch64) ;;
 	esac
 	env "${cross[@]}" PATH="$path" dkms build -q -k "$k" "${src[@]}" "starvd/$ver" >/dev/null || ok=0
 	log=$(ls /var/lib/dkms/starvd/"$ver"/"$k"/*/log/make.log 2>/dev/null | head -n1 || true)

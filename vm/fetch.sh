@@ -109,6 +109,42 @@ bullseye_gcc() {
 		die "bullseye's gcc-10 unpacked in $BULLSEYE/root does not run"
 }
 
+# relative_links DIR: DIR's absolute symlinks made relative, pointing into
+# DIR, so that they resolve there from the host too.
+relative_links() {
+	local dir=$1 l t
+	find "$dir" -type l | while read -r l; do
+		t=$(readlink "$l")
+		case $t in
+		/*) ln -sfn "$(realpath -ms --relative-to="$(dirname "$l")" "$dir$t")" "$l" ;;
+		esac
+	done
+}
+
+# The arm64 cross compiler in $ARM64/cross/usr/bin: bookworm's
+# gcc-12-aarch64-linux-gnu and binutils-aarch64-linux-gnu (amd64 programs,
+# from the host's lists), unpacked, not installed: the package conflicts
+# with gcc-multilib, which the i386 guests' build needs. gcc finds its
+# cc1, as and ld relative to itself.
+ARM64_CROSS_PKGS="gcc-12-aarch64-linux-gnu cpp-12-aarch64-linux-gnu
+	binutils-aarch64-linux-gnu libgcc-12-dev-arm64-cross libgcc-s1-arm64-cross"
+arm64_cross() {
+	local dir=$ARM64/cross p
+	[ "$(cat "$dir/.starvd-pkgs" 2>/dev/null)" = "$(echo $ARM64_CROSS_PKGS)" ] &&
+		return 0
+	rm -rf "$dir"
+	for p in $ARM64_CROSS_PKGS; do
+		unpack_into "$dir" bookworm "$p"
+	done
+	relative_links "$dir"
+	echo 'int main(void) { return 0; }' >"$dir/t.c"
+	"$dir/usr/bin/aarch64-linux-gnu-gcc-12" --sysroot="$ARM64/root" \
+		"$dir/t.c" -o "$dir/t" ||
+		die "the cross compiler unpacked in $dir does not build a program for arm64"
+	rm -f "$dir/t.c" "$dir/t"
+	echo $ARM64_CROSS_PKGS >"$dir/.starvd-pkgs"
+}
+
 # The arm64 guests' root: what the suites run (bash, coreutils,
 # util-linux, procps, kmod, iproute2's genl, bpftool, python3 for ynl,
 # strace), the libraries the cross-built programs link (their -dev
@@ -125,7 +161,7 @@ ARM64_PKGS="base-files base-passwd libc6-dev bash dash coreutils util-linux
 	libbpf-dev libnl-genl-3-dev libnl-3-dev libelf-dev zlib1g-dev
 	libjson-c-dev libcap-dev libdw-dev libncurses-dev"
 arm64_root() {
-	local root=$ARM64/root want uris f l t
+	local root=$ARM64/root want uris f
 	want=$(echo $ARM64_PKGS)
 	[ "$(cat "$root/.starvd-pkgs" 2>/dev/null)" = "$want" ] && return 0
 	echo "fetch: arm64 root: resolving and downloading $want" >&2
@@ -141,12 +177,7 @@ arm64_root() {
 		dpkg-deb -x "$ARM64/cache/archives/$f" "$root" ||
 			die "cannot unpack $ARM64/cache/archives/$f"
 	done
-	find "$root" -type l | while read -r l; do
-		t=$(readlink "$l")
-		case $t in
-		/*) ln -sfn "$(realpath -ms --relative-to="$(dirname "$l")" "$root$t")" "$l" ;;
-		esac
-	done
+	relative_links "$root"
 	cp "$root/usr/share/base-passwd/passwd.master" "$root/etc/passwd"
 	cp "$root/usr/share/base-passwd/group.master" "$root/etc/group"
 	[ -e "$root/bin/sh" ] || ln -s dash "$root/bin/sh"
@@ -227,6 +258,7 @@ fetch_guest() {
 		suite=arm64
 		foreign_headers "$kver" "$arch" "$ARM64/kbuild" arm64
 		arm64_root
+		arm64_cross
 		# Where the guest's chroot shows the tree and DKMS's modules
 		# (vm/initramfs-init): the root is shared read-only.
 		mkdir -p "$ARM64/root$STARVD_TOP" "$ARM64/root/lib/modules/$kver"

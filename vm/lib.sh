@@ -215,7 +215,7 @@ vm_preflight() {
 	local t g tools=(qemu-system-x86_64 qemu-system-i386 dkms busybox)
 	for g in "$@"; do
 		[ "$(vm_arch "$g")" != arm64 ] ||
-			tools+=(qemu-system-aarch64 aarch64-linux-gnu-gcc-12 qemu-aarch64-static)
+			tools+=(qemu-system-aarch64 qemu-aarch64-static)
 	done
 	for t in "${tools[@]}"; do
 		command -v "$t" >/dev/null || die "$t not found: run scripts/deps-vm.sh first (as root)"
