@@ -208,16 +208,33 @@ static const char *read_why(const struct backend *b)
 }
 
 /*
+ * Debian's kernels (and Ubuntu's) carry a patch that makes
+ * kernel.perf_event_paranoid 3 their default, at which perf_event_open()
+ * asks for CAP_SYS_ADMIN whatever else the caller holds; upstream
+ * kernels treat 3 as 2.
+ */
+static bool perf_paranoid_asks_admin(void)
+{
+	char buf[16];
+	long v;
+
+	return read_line("/proc/sys/kernel/perf_event_paranoid", buf,
+			 sizeof(buf)) >= 0 &&
+	       !parse_int(buf, 3, 1000, &v);
+}
+
+/*
  * Holder stacks (stack.h): a perf event on another task, with kernel
  * frames, needs perfmon_capable(): CAP_PERFMON, or CAP_SYS_ADMIN on
- * kernels before 5.8, which do not know CAP_PERFMON (docs/design.md,
- * "Threat model"). User frames read /proc/PID/maps of the holder, which
- * for another user's task needs CAP_SYS_PTRACE.
+ * kernels before 5.8, which do not know CAP_PERFMON, and on kernels at
+ * kernel.perf_event_paranoid 3 (docs/design.md, "Threat model"). User
+ * frames read /proc/PID/maps of the holder, which for another user's
+ * task needs CAP_SYS_PTRACE.
  */
 static void stack_caps(const struct config *cfg, uint64_t prm,
 		       struct kept_caps *k)
 {
-	if (nr_caps() > CAP_PERFMON)
+	if (nr_caps() > CAP_PERFMON && !perf_paranoid_asks_admin())
 		k->stacks = CAP_BIT(CAP_PERFMON) & prm;
 	else
 		k->stacks = CAP_BIT(CAP_SYS_ADMIN) & prm;

@@ -3,9 +3,9 @@
  * Holder stacks (stack.h): perf samples of the holder, named.
  *
  * Why perf_event_open() and not a BPF program: the kernel already does
- * what is needed for a per-task event (the samples are filtered to the
- * holder by the kernel, the callchain, the copy of the user stack and
- * registers that perf --call-graph=dwarf uses), on every kernel starvd
+ * what is needed (a timer interrupting the holder on its CPU, the
+ * callchain, the copy of the user stack and registers that
+ * perf --call-graph=dwarf uses), on every kernel starvd
  * supports and on both backends, BPF or not; a BPF perf_event program
  * would add an object, a load and a verifier to get the same bytes.
  */
@@ -13,7 +13,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -43,6 +42,7 @@
 #define SAMPLE_PERIOD_NS	1000000	/* one sample a millisecond */
 #define NR_SAMPLES		4	/* taken, at most */
 #define SAMPLE_WAIT_MS		50	/* the holder may not run at all */
+#define SAMPLE_POLL_MS		2	/* the ring is read this often */
 #define USER_STACK_BYTES	16384	/* copied from the holder's SP up */
 #define RING_PAGES		32	/* data pages: a few samples */
 #define MAX_QUEUED		8
@@ -80,6 +80,8 @@ struct stacks {
 	unsigned int nr_done;
 	/* The worker's own. */
 	bool said_perf, said_kallsyms, said_maps;
+	struct cpu_event *events;	/* one a CPU sampled so far */
+	unsigned int nr_events;
 #if HAVE_UNWIND
 	Dwfl *dwfl;	/* the holder's mappings, during one capture */
 #endif
@@ -137,13 +139,20 @@ static bool take(const unsigned char **p, const unsigned char *end,
 	return true;
 }
 
-/* What a PERF_RECORD_SAMPLE says, from @p (past its header) to @end. */
+/*
+ * What a PERF_RECORD_SAMPLE of @tid says, from @p (past its header) to
+ * @end; -ESRCH for a sample of another task.
+ */
 static int parse_sample(const unsigned char *p, const unsigned char *end,
-			bool user, struct sample *smp)
+			pid_t tid, bool user, struct sample *smp)
 {
+	uint32_t ids[2];	/* PERF_SAMPLE_TID: pid, tid */
 	uint64_t nr, i, v, size;
 
-	p += 8;			/* PERF_SAMPLE_TID: pid, tid */
+	if (!take(&p, end, ids, sizeof(ids)))
+		return -EINVAL;
+	if ((pid_t)ids[1] != tid)
+		return -ESRCH;
 	if (!take(&p, end, &nr, sizeof(nr)))
 		return -EINVAL;
 	for (i = 0; i < nr; i++) {
@@ -176,28 +185,39 @@ static int parse_sample(const unsigned char *p, const unsigned char *end,
 	return 0;
 }
 
-static unsigned int read_samples(const struct ring *r, bool user,
+/*
+ * The samples of @tid in the ring, at most NR_SAMPLES: parsed into @smp,
+ * or only counted if @smp is NULL.
+ */
+static unsigned int read_samples(const struct ring *r, pid_t tid, bool user,
 				 struct sample *smp)
 {
 	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
 	uint64_t pos = r->meta->data_tail;
 	unsigned int n = 0;
-	unsigned char *rec = malloc(65536);
+	unsigned char *rec = smp ? malloc(65536) : NULL;
 
-	if (!rec)
+	if (smp && !rec)
 		return 0;
 	while (pos < head && n < NR_SAMPLES) {
 		struct perf_event_header hdr;
+		uint32_t ids[2];
 
 		ring_copy(r, pos, &hdr, sizeof(hdr));
-		if (hdr.size < sizeof(hdr) || pos + hdr.size > head)
+		if (hdr.size < sizeof(hdr) + sizeof(ids) ||
+		    pos + hdr.size > head)
 			break;
-		if (hdr.type == PERF_RECORD_SAMPLE) {
+		if (hdr.type == PERF_RECORD_SAMPLE && !smp) {
+			ring_copy(r, pos + sizeof(hdr), ids, sizeof(ids));
+			n += (pid_t)ids[1] == tid;
+		} else if (hdr.type == PERF_RECORD_SAMPLE) {
 			ring_copy(r, pos, rec, hdr.size);
 			memset(&smp[n], 0, sizeof(smp[n]));
 			if (!parse_sample(rec + sizeof(hdr), rec + hdr.size,
-					  user, &smp[n]))
+					  tid, user, &smp[n]))
 				n++;
+			else
+				free(smp[n].stack);
 		}
 		pos += hdr.size;
 	}
@@ -206,10 +226,30 @@ static unsigned int read_samples(const struct ring *r, bool user,
 }
 
 /*
- * Sample @tid on @cpu for a few milliseconds; the samples in @smp, their
- * number returned, -errno if the event cannot be opened.
+ * The sampling event of one CPU, opened at its first capture and kept
+ * until starvd stops: a software cpu-clock event counting the CPU, not
+ * a task, and its ring.
+ *
+ * Why the CPU: the first event bound to a task makes the kernel switch
+ * its scheduler hooks on and wait for an RCU grace period
+ * (account_event()), and on PREEMPT_RT a grace period waits for the
+ * rcuc/N thread of every CPU, among them the one starved on @cpu. An
+ * event on a CPU needs no hook; the holder is what runs there, and the
+ * samples of any other task are dropped unread.
+ * Why kept: on PREEMPT_RT closing a perf event waits for a grace period
+ * too (irq_work_sync()), so the capture would again wait for the
+ * starvation it describes. Kept open, the event costs nothing while
+ * disabled: its timer runs only while it is enabled.
  */
-static int sample_task(pid_t tid, int cpu, bool user, struct sample *smp)
+struct cpu_event {
+	int cpu;
+	int fd;
+	struct ring r;
+	void *map;
+	size_t len;
+};
+
+static struct cpu_event *cpu_event(struct stacks *s, int cpu, int *err)
 {
 	struct perf_event_attr a = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -221,39 +261,87 @@ static int sample_task(pid_t tid, int cpu, bool user, struct sample *smp)
 		.exclude_hv = 1,
 		/* User frames come from the copied stack, never from FPs. */
 		.exclude_callchain_user = 1,
-		.wakeup_events = NR_SAMPLES,
+		/*
+		 * Never a wakeup: it is an irq_work, which on PREEMPT_RT
+		 * irq_work/N runs, starved on @cpu like rcuc/N. The ring is
+		 * read at intervals instead.
+		 */
+		.watermark = 1,
 		.sample_max_stack = STACK_MAX_FRAMES,
 	};
 	long page = sysconf(_SC_PAGESIZE);
-	size_t len = (1 + RING_PAGES) * page;
-	struct pollfd pfd = { .events = POLLIN };
-	struct ring r;
-	void *map;
-	int fd, n;
+	struct cpu_event *e, *grown;
+	unsigned int i;
 
-	if (user) {
+	for (i = 0; i < s->nr_events; i++)
+		if (s->events[i].cpu == cpu)
+			return &s->events[i];
+	grown = realloc(s->events, (s->nr_events + 1) * sizeof(*grown));
+	if (!grown) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	s->events = grown;
+	e = &s->events[s->nr_events];
+	if (s->user) {
 		a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		a.sample_regs_user = USER_REGS_MASK;
 		a.sample_stack_user = USER_STACK_BYTES;
 	}
-	fd = perf_open(&a, tid, cpu);
-	if (fd < 0)
-		return -errno;
-	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED) {
-		n = -errno;
-		close(fd);
-		return n;
+	a.wakeup_watermark = RING_PAGES * page;	/* never reached */
+	e->cpu = cpu;
+	e->len = (1 + RING_PAGES) * page;
+	e->fd = perf_open(&a, -1, cpu);
+	if (e->fd < 0) {
+		*err = -errno;
+		return NULL;
 	}
-	r = (struct ring){ .meta = map, .data = (unsigned char *)map + page,
-			   .size = RING_PAGES * page };
-	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-	pfd.fd = fd;
-	poll(&pfd, 1, SAMPLE_WAIT_MS);
-	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-	n = read_samples(&r, user, smp);
-	munmap(map, len);
-	close(fd);
+	e->map = mmap(NULL, e->len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      e->fd, 0);
+	if (e->map == MAP_FAILED) {
+		*err = -errno;
+		close(e->fd);
+		return NULL;
+	}
+	e->r = (struct ring){ .meta = e->map,
+			      .data = (unsigned char *)e->map + page,
+			      .size = RING_PAGES * page };
+	s->nr_events++;
+	return e;
+}
+
+/* All of the ring read: the kernel may write over it. */
+static void ring_consume(const struct ring *r)
+{
+	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+
+	__atomic_store_n(&r->meta->data_tail, head, __ATOMIC_RELEASE);
+}
+
+/*
+ * Sample @tid on @cpu for a few milliseconds; the samples in @smp, their
+ * number returned, -errno if the event cannot be opened.
+ */
+static int sample_task(struct stacks *s, pid_t tid, int cpu,
+		       struct sample *smp)
+{
+	struct cpu_event *e;
+	unsigned int waited;
+	int n = 0;
+
+	e = cpu_event(s, cpu, &n);
+	if (!e)
+		return n;
+	ring_consume(&e->r);
+	ioctl(e->fd, PERF_EVENT_IOC_ENABLE, 0);
+	for (waited = 0; waited < SAMPLE_WAIT_MS; waited += SAMPLE_POLL_MS) {
+		usleep(SAMPLE_POLL_MS * 1000);
+		if (read_samples(&e->r, tid, s->user, NULL) >= NR_SAMPLES)
+			break;
+	}
+	ioctl(e->fd, PERF_EVENT_IOC_DISABLE, 0);
+	n = read_samples(&e->r, tid, s->user, smp);
+	ring_consume(&e->r);
 	return n;
 }
 
@@ -637,15 +725,15 @@ static void capture(struct stacks *s, struct holder_stack *h)
 	unsigned int i, best;
 	int n;
 
-	n = sample_task(h->holder.tid, h->holder.cpu, s->user, smp);
+	n = sample_task(s, h->holder.tid, h->holder.cpu, smp);
 	if (n < 0) {
 		snprintf(h->kernel_note, sizeof(h->kernel_note),
 			 "not sampled: perf_event_open: %s", strerror(-n));
 		if ((n == -EACCES || n == -EPERM) && !perfmon_held())
-			add_once(s, h, &s->said_perf, "holder stacks are not shown: sampling another task needs CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8): %s",
+			add_once(s, h, &s->said_perf, "holder stacks are not shown: sampling another task needs CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8, and where kernel.perf_event_paranoid is 3, the default of Debian's kernels): %s",
 				 strerror(-n));
 		else if (n == -EACCES || n == -EPERM)
-			add_once(s, h, &s->said_perf, "holder stacks are not shown: perf_event_open() is refused (%s) although starvd holds CAP_PERFMON: a seccomp filter (the shipped starvd.service allows no perf_event_open(): add SystemCallFilter=perf_event_open in a drop-in, see starvd(8)) or kernel.perf_event_paranoid 3 (a Debian patch, which asks for CAP_SYS_ADMIN)",
+			add_once(s, h, &s->said_perf, "holder stacks are not shown: perf_event_open() is refused (%s) although starvd holds what it asks for (CAP_PERFMON, or CAP_SYS_ADMIN where kernel.perf_event_paranoid is 3): a seccomp filter? The shipped starvd.service allows no perf_event_open(): add SystemCallFilter=perf_event_open in a drop-in, see starvd(8)",
 				 strerror(-n));
 		return;
 	}
@@ -817,6 +905,12 @@ void stacks_close(struct stacks *s)
 		free(s->queue[i]);
 	for (i = 0; i < s->nr_done; i++)
 		free(s->done[i]);
+	/* On PREEMPT_RT each close waits for an RCU grace period. */
+	for (i = 0; i < s->nr_events; i++) {
+		munmap(s->events[i].map, s->events[i].len);
+		close(s->events[i].fd);
+	}
+	free(s->events);
 	if (s->efd >= 0)
 		close(s->efd);
 	if (s->kallsyms_fd >= 0)

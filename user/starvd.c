@@ -62,8 +62,8 @@ struct starvd {
 
 /* The episode whose holder a CPU's last stack is of. */
 struct stack_episode {
-	uint32_t tid;
-	uint64_t wait_start_ns;
+	uint32_t holder;	/* its tid */
+	uint64_t seen_ns;	/* the last read that found a task behind it */
 };
 
 enum ignore_match { NOT_IGNORED, IGNORED_THREAD, IGNORED_PROCESS };
@@ -83,23 +83,28 @@ static enum ignore_match ignored(const struct config *cfg,
 }
 
 /*
- * Sample the holder of @t's CPU, once an episode: -l reports the same
- * wait again every threshold, and a new wait of the same task starts at
- * least a threshold after the last one did.
+ * Sample the holder of @t's CPU once an episode: for as long as the same
+ * task holds that CPU with tasks starving behind it, however many they
+ * are (each is reported, and with -l again every threshold, so a read
+ * within two thresholds finds the episode still on). A request the
+ * worker's queue has no room for is asked again at the next report.
  */
 static void request_stack(struct starvd *d, const struct starvd_task *t,
 			  const struct starvd_task *h)
 {
-	uint64_t start = d->tasks.read_time_ns - t->wait_ns;
+	uint64_t now = d->tasks.read_time_ns;
 	struct stack_episode *e;
 
 	if (!d->stacks || !h || t->cpu < 0 || t->cpu >= d->backend.nr_cpus)
 		return;
 	e = &d->captured[t->cpu];
-	if (e->tid == t->tid && start < e->wait_start_ns + d->cfg.threshold_ns)
+	if (e->holder == h->tid && e->seen_ns &&
+	    now < e->seen_ns + 2 * d->cfg.threshold_ns) {
+		e->seen_ns = now;
 		return;
+	}
 	if (stacks_request(d->stacks, h, t))
-		*e = (struct stack_episode){ t->tid, start };
+		*e = (struct stack_episode){ h->tid, now };
 }
 
 static void handle_starving(struct starvd *d, const struct starvd_task *t,
@@ -615,7 +620,6 @@ static int stop(struct starvd *d)
 		pidfile_remove(d->cfg.pidfile);
 		fallthrough;
 	case STAGE_BACKEND:
-		stacks_close(d->stacks);
 		backend_close(&d->backend);
 		fallthrough;
 	case STAGE_JOURNAL:
@@ -630,6 +634,13 @@ static int stop(struct starvd *d)
 	case STAGE_NONE:
 		break;
 	}
+	/*
+	 * Last, once nothing stays changed: on PREEMPT_RT closing the
+	 * holder stacks' perf events waits for an RCU grace period, which a
+	 * starved rcuc/N holds up for as long as its starvation lasts.
+	 */
+	stacks_close(d->stacks);
+	d->stacks = NULL;
 	config_free(&d->cfg);
 	log_close();
 	return ret;
