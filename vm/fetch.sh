@@ -161,21 +161,24 @@ ARM64_PKGS="base-files base-passwd libc6-dev bash dash coreutils util-linux
 	libbpf-dev libnl-genl-3-dev libnl-3-dev libelf-dev zlib1g-dev
 	libjson-c-dev libcap-dev libdw-dev libncurses-dev"
 arm64_root() {
-	local root=$ARM64/root want uris f
+	local root=$ARM64/root want list p v f
 	want=$(echo $ARM64_PKGS)
 	[ "$(cat "$root/.starvd-pkgs" 2>/dev/null)" = "$want" ] && return 0
 	echo "fetch: arm64 root: resolving and downloading $want" >&2
+	# What apt would install (name and version), then their .debs.
 	# shellcheck disable=SC2086 # a list of package names
-	uris=$(arm64_apt apt-get install -qq --print-uris --no-install-recommends $ARM64_PKGS) ||
+	list=$(arm64_apt apt-get install -s -qq --no-install-recommends $ARM64_PKGS |
+		sed -n 's/^Inst \([^ ]*\) (\([^ ]*\) .*/\1 \2/p') && [ -n "$list" ] ||
 		die "apt cannot resolve the arm64 root's packages (above): run scripts/deps-vm.sh (arm64 lists in $ARM64)"
 	# shellcheck disable=SC2086
 	arm64_apt apt-get install -qq -y --download-only --no-install-recommends $ARM64_PKGS >&2 ||
 		die "downloading the arm64 root's packages failed: check the network to Debian's archive"
 	rm -rf "$root"
 	mkdir -p "$root"
-	echo "$uris" | awk '{ print $2 }' | while read -r f; do
-		dpkg-deb -x "$ARM64/cache/archives/$f" "$root" ||
-			die "cannot unpack $ARM64/cache/archives/$f"
+	echo "$list" | while read -r p v; do
+		f=$(ls "$ARM64/cache/archives/${p}_${v/:/%3a}_"*.deb 2>/dev/null | head -n1)
+		[ -n "$f" ] && dpkg-deb -x "$f" "$root" ||
+			die "cannot unpack $p $v from $ARM64/cache/archives"
 	done
 	relative_links "$root"
 	cp "$root/usr/share/base-passwd/passwd.master" "$root/etc/passwd"
@@ -184,7 +187,7 @@ arm64_root() {
 	[ -e "$root/usr/bin/awk" ] || ln -s mawk "$root/usr/bin/awk"
 	mkdir -p "$root"/{proc,sys,dev,tmp,run,var/tmp,lib/modules}
 	echo "$want" >"$root/.starvd-pkgs"
-	echo "fetch: arm64 root ready in $root ($(echo "$uris" | wc -l) packages)" >&2
+	echo "fetch: arm64 root ready in $root ($(echo "$list" | wc -l) packages)" >&2
 }
 
 # Modules (paths relative to /lib/modules/KVER) that @1 needs, deps first.
