@@ -805,7 +805,7 @@ struct stacks *stacks_open(bool user)
 	/* Without an unwinder no stack is copied: nothing to read it. */
 	s->user = user && HAVE_UNWIND;
 	s->user_off = !user ? "not taken (--no-user-stacks)" :
-		      "not taken: this starvd was built without libdw (LIBDW=0), or for an architecture whose user stacks it cannot unwind (x86_64 only)";
+		      "not taken: this starvd was built without libdw (LIBDW=0), or for an architecture other than x86_64, the only one whose user stacks it unwinds";
 	s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	s->kallsyms_fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
 	pthread_mutex_init(&s->lock, NULL);
