@@ -138,6 +138,22 @@ static char line[16384];
 static struct json_object *ev;
 
 /*
+ * Read what naming @pid's stack reads, as libdwfl does (eu-stack): its
+ * binaries and their debug information (with libc6-dbg installed, a few
+ * megabytes for libc). Cold, over the guests' 9p root under TCG, that
+ * takes seconds, and the test would time the test machine's I/O
+ * instead of starvd's capture.
+ */
+static void read_files_of(pid_t pid)
+{
+	char p[16], out[256];
+	const char *const argv[] = { "eu-stack", "-p", p, NULL };
+
+	snprintf(p, sizeof(p), "%d", (int)pid);
+	run_capture(argv, out, sizeof(out));
+}
+
+/*
  * @bin in @mode takes the test CPU from the fixture's busy loop, the
  * victim behind it; starvd (log only: the loop keeps the CPU) runs with
  * @flag and @flag2 (or NULL); the holder_stack event for it in line,
@@ -156,6 +172,7 @@ static void holder_stack_of(struct __test_metadata *_metadata,
 	ASSERT_LT(0, self->hog);
 	ASSERT_TRUE(victim_stuck(&self->v))
 		TH_LOG("the victim still runs beside %s", bin);
+	read_files_of(self->hog);
 	ASSERT_EQ(0, daemon_start(self->d, args));
 	ret = daemon_wait_event(self->d, "holder_stack", self->hog, EVENT_MS,
 				line, sizeof(line));
