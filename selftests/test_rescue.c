@@ -556,7 +556,7 @@ struct waiter {
 	volatile int go;		/* it may stop */
 	volatile long nvcsw, nivcsw;	/* its switches before it stopped */
 	volatile int preempted;		/* queued in its stop, never ran on */
-	char stopped[160];		/* its state once the loop ran */
+	char stopped[512];		/* its state once the loop ran */
 	char err[160];			/* what went wrong, if anything */
 };
 
@@ -652,6 +652,32 @@ static void *stopper_loop(void *arg)
 	return NULL;
 }
 
+/* @pid's kernel stack on one line (/proc/PID/stack: root only). */
+static void kernel_stack_of(pid_t pid, char *out, size_t len)
+{
+	char path[64], buf[2048], *l, *save = NULL;
+	size_t off = 0;
+	FILE *f;
+	size_t n;
+
+	snprintf(out, len, "unreadable");
+	snprintf(path, sizeof(path), "/proc/%d/stack", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	out[0] = '\0';
+	for (l = strtok_r(buf, "\n", &save); l && off + 1 < len;
+	     l = strtok_r(NULL, "\n", &save)) {
+		char *sym = strstr(l, "] ");
+
+		off += snprintf(out + off, len - off, "%s%s", off ? " < " : "",
+				sym ? sym + 2 : l);
+	}
+}
+
 /*
  * A process on CPU 0 whose SCHED_FIFO 10 child on @cpu stops itself
  * while the parent's stopper_loop() thread waits for that on @cpu; then
@@ -661,7 +687,7 @@ static pid_t stopper_start(struct waiter *w, int cpu)
 {
 	struct stopper_loop l = { .w = w, .cpu = cpu };
 	struct progress_sample ps;
-	char path[64], st[256], state;
+	char path[64], st[256], state, kstack[320];
 	pthread_t loop;
 	pid_t pid = fork();
 
@@ -705,10 +731,11 @@ static pid_t stopper_start(struct waiter *w, int cpu)
 	/* Where the stop left the child, for the test to check. */
 	state = task_state(w->stopping, st, sizeof(st));
 	task_progress(w->stopping, &ps);
+	kernel_stack_of(w->stopping, kstack, sizeof(kstack));
 	snprintf(w->stopped, sizeof(w->stopped),
-		 "state %c, %ld voluntary and %ld involuntary switches since it raised SIGSTOP",
+		 "state %c, %ld voluntary and %ld involuntary switches since it raised SIGSTOP; kernel stack: %s",
 		 state ? state : '?', (long)ps.nvcsw - w->nvcsw,
-		 (long)ps.nivcsw - w->nivcsw);
+		 (long)ps.nivcsw - w->nivcsw, kstack);
 	w->preempted = state == 'T' && ps.valid &&
 		       (long)ps.nvcsw == w->nvcsw && (long)ps.nivcsw > w->nivcsw;
 	pid = fork();
