@@ -14,7 +14,8 @@
 # libraries are unpacked into the cache, and so is the cross compiler
 # (gcc-aarch64-linux-gnu conflicts with gcc-multilib); the host gets only
 # what boots them and runs their programs (qemu-system-arm,
-# qemu-user-static).
+# qemu-user-static), and the libraries the cache's cross compiler runs
+# with (those of the host's gcc and binutils).
 set -euo pipefail
 . "$(dirname "$0")/../vm/lib.sh"
 
@@ -41,6 +42,7 @@ arm64_update
 pkgs=(
 	qemu-system-x86 busybox-static dkms kmod xz-utils zstd cpio bc file
 	qemu-system-arm qemu-user-static
+	libisl23 libmpc3 libmpfr6 libbinutils libjansson4
 	iproute2 util-linux procps linux-perf
 	python3 python3-yaml python3-jsonschema
 	linux-source-6.1 linux-source-6.12
