@@ -262,29 +262,6 @@ static struct json_object *per_cpu_json(const struct daemon_status *s,
 	return arr;
 }
 
-static struct json_object *boosting_json(const struct daemon_status *s,
-					 uint64_t now)
-{
-	struct json_object *arr = json_object_new_array(), *o;
-	size_t i;
-
-	for (i = 0; arr && i < s->nr_boosting; i++) {
-		const struct boost_info *b = &s->boosting[i];
-
-		o = json_object_new_object();
-		if (!o)
-			break;
-		json_put_u64(o, "tid", b->tid);
-		json_put_name(o, "comm", b->comm);
-		json_put_int(o, "cpu", b->cpu);
-		json_put_str(o, "policy", b->policy);
-		json_put_u64(o, "remaining_ns",
-			     b->end_ns > now ? b->end_ns - now : 0);
-		json_object_array_add(arr, o);
-	}
-	return arr;
-}
-
 static struct json_object *escalation_json(const struct daemon_status *s)
 {
 	struct json_object *o = json_object_new_object(), *arr, *e;
@@ -329,7 +306,7 @@ static int status_json(const struct daemon_status *s, uint64_t now)
 	json_put_u64(o, "period_ns", s->period_ns);
 	json_put_u64(o, "duration_ns", s->duration_ns);
 	json_put(o, "per_cpu", per_cpu_json(s, o));
-	json_put(o, "boosting", boosting_json(s, now));
+	json_put(o, "boosting", status_boosting_json(s, now));
 	json_put(o, "escalation", escalation_json(s));
 	return print_json(o);
 }

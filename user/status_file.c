@@ -57,7 +57,8 @@ struct json_object *status_cpus_json(const struct daemon_status *s,
 	return arr;
 }
 
-static struct json_object *boosting_json(const struct daemon_status *s)
+struct json_object *status_boosting_json(const struct daemon_status *s,
+					 uint64_t now)
 {
 	struct json_object *arr = json_object_new_array(), *o;
 	size_t i;
@@ -69,11 +70,16 @@ static struct json_object *boosting_json(const struct daemon_status *s)
 		if (!o)
 			break;
 		json_put_u64(o, "tid", b->tid);
+		json_put_name(o, "comm", b->comm);
 		json_put_int(o, "cpu", b->cpu);
 		json_put_str(o, "policy", b->policy);
-		json_put_u64(o, "start_ns", b->start_ns);
-		json_put_u64(o, "end_ns", b->end_ns);
-		json_put_name(o, "comm", b->comm);
+		if (now) {
+			json_put_u64(o, "remaining_ns",
+				     b->end_ns > now ? b->end_ns - now : 0);
+		} else {
+			json_put_u64(o, "start_ns", b->start_ns);
+			json_put_u64(o, "end_ns", b->end_ns);
+		}
 		json_object_array_add(arr, o);
 	}
 	return arr;
@@ -124,7 +130,7 @@ static void fill_state(FILE *f, const void *arg)
 	json_put_u64(o, "max_runtime_ns", s->max_runtime_ns);
 	json_put_int(o, "nr_cpus", s->nr_cpus);
 	json_put(o, "cpu", status_cpus_json(s, NULL));
-	json_put(o, "boosting", boosting_json(s));
+	json_put(o, "boosting", status_boosting_json(s, 0));
 	json_put(o, "escalated", escalated_json(s));
 	text = json_line(o);
 	/* A file cut short does not parse: starvctl then says so. */

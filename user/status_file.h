@@ -83,6 +83,13 @@ void status_file_free(struct daemon_status *s);
 struct json_object;
 struct json_object *status_cpus_json(const struct daemon_status *s,
 				     struct cpu_stats *sum);
+/*
+ * The boosts in progress, as a JSON array of {tid, comm, cpu, policy}
+ * and start_ns, end_ns (the status file's) or, if @now is not 0, the
+ * time remaining at @now (starvctl status --json's).
+ */
+struct json_object *status_boosting_json(const struct daemon_status *s,
+					 uint64_t now);
 
 /* Is the process that wrote @s still running as starvd? */
 bool status_daemon_alive(const struct daemon_status *s);
