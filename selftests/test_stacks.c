@@ -206,12 +206,31 @@ static void all_json_parses(struct __test_metadata *_metadata,
 	EXPECT_LT(0, n);
 }
 
+/*
+ * starvd unwinds user stacks on x86_64 only: elsewhere (the 686 guest's
+ * 32-bit build) it says so in every event, and the user frames are not
+ * there to check. On x86_64 they are required: a build that lost its
+ * unwinder (LIBDW=0) fails.
+ */
+#ifdef __x86_64__
+#define NEED_USER_FRAMES() do { } while (0)
+#else
+#define NEED_USER_FRAMES() do {						\
+	const char *_n = json_member_str(ev, "user_stack_note");	\
+									\
+	if (_n && !strncmp(_n, "not taken: ", 11))			\
+		SKIP(return, "%s", _n);					\
+} while (0)
+#endif
+
 /* The spinning function, then its caller, by name, in @bin. */
 static void names_spin(struct __test_metadata *_metadata,
 		       FIXTURE_DATA(starve) *self, const char *bin)
 {
 	struct json_object *user = FRAMES("user_stack"), *f;
 	int inner = frame_named(user, "starvd_spin_inner");
+
+	NEED_USER_FRAMES();
 
 	ASSERT_LE(0, inner) TH_LOG("starvd_spin_inner not in %s", line);
 	f = json_object_array_get_idx(user, inner);
@@ -221,7 +240,7 @@ static void names_spin(struct __test_metadata *_metadata,
 		TH_LOG("no caller after starvd_spin_inner: %s", line);
 	EXPECT_LE(0, frame_named(user, "main"));
 	/* Unwound to the outermost frame: nothing to say. */
-	EXPECT_EQ(NULL, json_member_str(ev, "user_stack_note"))
+	EXPECT_TRUE(json_member_str(ev, "user_stack_note") == NULL)
 		TH_LOG("user stack note: %s", line);
 	all_json_parses(_metadata, self->d);
 }
@@ -250,12 +269,13 @@ TEST_F(starve, stripped_binary_gives_build_id_and_address)
 	const char *addr;
 
 	holder_stack_of(_metadata, self, stripped, "user", "--stacks", NULL);
+	NEED_USER_FRAMES();
 	user = FRAMES("user_stack");
 	ASSERT_TRUE(user && json_object_array_length(user) > 0)
 		TH_LOG("no user frames: %s", line);
 	f = json_object_array_get_idx(user, 0);
 	EXPECT_STREQ(stripped, json_member_str(f, "file"));
-	EXPECT_EQ(NULL, json_member_str(f, "symbol"));
+	EXPECT_TRUE(json_member_str(f, "symbol") == NULL);
 	ASSERT_EQ(0, build_id_of(stripped, want, sizeof(want)));
 	snprintf(id, sizeof(id), "%s", json_member_str(f, "build_id") ?: "");
 	EXPECT_STREQ(want, id);
@@ -281,11 +301,13 @@ TEST_F(starve, kernel_frames_of_a_system_call)
 	kernel = FRAMES("kernel_stack");
 	EXPECT_LE(0, frame_named(kernel, "ksys_read"))
 		TH_LOG("no ksys_read in the kernel frames: %s", line);
+	all_json_parses(_metadata, self->d);
+#ifdef __x86_64__	/* where user stacks are unwound (NEED_USER_FRAMES) */
 	EXPECT_LE(0, frame_named(FRAMES("user_stack"),
 				 "starvd_spin_syscall"))
 		TH_LOG("no starvd_spin_syscall in the user frames: %s",
 		       line);
-	all_json_parses(_metadata, self->d);
+#endif
 }
 
 /*
@@ -301,6 +323,7 @@ TEST_F(starve, deep_stack_stops_without_a_wrong_frame)
 	size_t i, n;
 
 	holder_stack_of(_metadata, self, bin, "deep", "--stacks", NULL);
+	NEED_USER_FRAMES();
 	user = FRAMES("user_stack");
 	ASSERT_TRUE(user != NULL);
 	n = json_object_array_length(user);
@@ -503,6 +526,7 @@ TEST_F(starve, verbose_text_and_starvctl)
 	int ret;
 
 	holder_stack_of(_metadata, self, bin, "user", "-v", NULL);
+	NEED_USER_FRAMES();
 	snprintf(want, sizeof(want), "holder stack on CPU %d: ", self->cpu);
 	ASSERT_TRUE(daemon_wait_output(self->d, "  user: starvd_spin_inner+",
 				       EVENT_MS))
