@@ -513,6 +513,27 @@ TEST_F(starve, one_capture_an_episode)
 }
 
 /*
+ * PREEMPT_RT: -v alone takes no stacks, and says why: with them, closing
+ * the perf events would wait for the starved rcuc/N, and starvd could
+ * not exit while the busy loop runs. It exits at once here.
+ */
+TEST_F(starve, verbose_alone_exits_during_starvation_on_preempt_rt)
+{
+	const char *const args[] = { "-t", "0.5", "-l", "-v", NULL };
+
+	if (!is_preempt_rt())
+		SKIP(return, "not PREEMPT_RT: closing a perf event waits for no grace period here, -v takes stacks");
+	ASSERT_EQ(0, daemon_start(self->d, args));
+	ASSERT_EQ(0, daemon_wait_event(self->d, "starving", self->v.st->tid,
+				       EVENT_MS, line, sizeof(line)));
+	EXPECT_TRUE(strstr(self->d->err,
+			   "-v: holder stacks are not taken on PREEMPT_RT") != NULL)
+		TH_LOG("stderr:\n%s", self->d->err);
+	/* The busy loop still runs: nothing may wait for it to end. */
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, EVENT_MS));
+}
+
+/*
  * -v: the report line as it was, then the stack as lines; starvctl
  * stacks shows it afterwards.
  */
@@ -525,7 +546,9 @@ TEST_F(starve, verbose_text_and_starvctl)
 	uint64_t t0;
 	int ret;
 
-	holder_stack_of(_metadata, self, bin, "user", "-v", NULL);
+	/* -v alone takes them, except on PREEMPT_RT (below). */
+	holder_stack_of(_metadata, self, bin, "user", "-v",
+			is_preempt_rt() ? "--stacks" : NULL);
 	NEED_USER_FRAMES();
 	snprintf(want, sizeof(want), "holder stack on CPU %d: ", self->cpu);
 	ASSERT_TRUE(daemon_wait_output(self->d, "  user: starvd_spin_inner+",

@@ -102,7 +102,8 @@ static const char usage_text[] =
 "      --json                  one JSON object per event on stdout\n"
 "      --kstack                add the starved task's kernel stack\n"
 "      --stacks                sample the holder's kernel and user stack when\n"
-"                              a wait first crosses the threshold (also -v)\n"
+"                              a wait first crosses the threshold (also -v,\n"
+"                              except on PREEMPT_RT)\n"
 "      --no-user-stacks        holder stacks without user frames\n"
 "Daemon:\n"
 "  -f, --foreground            do not daemonize\n"
@@ -381,7 +382,7 @@ static const struct {
 	{ 'N', offsetof(struct config, no_idle_detect) },
 	{ OPT_JSON, offsetof(struct config, json) },
 	{ OPT_KSTACK, offsetof(struct config, kstack) },
-	{ OPT_STACKS, offsetof(struct config, stacks) },
+	{ OPT_STACKS, offsetof(struct config, stacks_asked) },
 	{ OPT_NO_USER_STACKS, offsetof(struct config, no_user_stacks) },
 	{ OPT_MLOCK, offsetof(struct config, mlock_required) },
 	{ OPT_RESTORE, offsetof(struct config, restore_only) },
@@ -508,6 +509,8 @@ static enum parse_result validate(struct config *cfg, char *err, size_t len)
 			    "-r/--boost_runtime must be at least 1024 ns (SCHED_DEADLINE minimum)");
 	if (cfg->pidfile && check_pidfile(cfg->pidfile, err, len))
 		return PARSE_ERROR;
+	if (cfg->stacks_asked)
+		cfg->stacks = true;
 	if (cfg->verbose) {
 		cfg->foreground = true;
 		cfg->stacks = true;

@@ -63,7 +63,8 @@ struct config {
 	bool no_idle_detect;		/* -N: accepted, see starvd(8) */
 	bool json;			/* --json */
 	bool kstack;			/* --kstack */
-	bool stacks;			/* --stacks, or -v: holder stacks */
+	bool stacks;			/* holder stacks: --stacks, or -v */
+	bool stacks_asked;		/* --stacks itself (-v alone: not on PREEMPT_RT) */
 	bool no_user_stacks;		/* --no-user-stacks */
 	bool mlock;			/* locked unless --no-mlock */
 	bool mlock_required;		/* --mlock: failing to lock is fatal */

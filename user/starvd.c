@@ -544,6 +544,21 @@ static int protect_process(struct starvd *d)
 {
 	int ret;
 
+	/*
+	 * On PREEMPT_RT closing a perf event waits for an RCU grace period
+	 * (irq_work_sync()), which a CPU's starved rcuc/N holds up: with
+	 * holder stacks, starvd cannot exit while such a starvation lasts
+	 * (everything else is restored first, stop()). -v, stalld's verbose
+	 * mode, must not change that: it takes them there only with --stacks.
+	 */
+	if (d->cfg.stacks && kernel_preempt_rt()) {
+		if (!d->cfg.stacks_asked) {
+			d->cfg.stacks = false;
+			log_msg("-v: holder stacks are not taken on PREEMPT_RT unless --stacks is given: closing their perf events waits for an RCU grace period, which a starved rcuc/N thread holds up, and starvd could not exit while a starvation lasts");
+		} else {
+			log_msg("note: --stacks on PREEMPT_RT: closing the holder stacks' perf events waits for an RCU grace period, so while an rcuc/N thread starves (with -l/--log_only, until the starvation ends) starvd's exit waits too, after it has restored everything else");
+		}
+	}
 	/* /proc/kallsyms: opened with the capabilities start-up has. */
 	if (d->cfg.stacks)
 		d->stacks = stacks_open(!d->cfg.no_user_stacks);

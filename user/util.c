@@ -86,6 +86,14 @@ int read_file(const char *path, char *buf, size_t len)
 	return n;
 }
 
+bool kernel_preempt_rt(void)
+{
+	char buf[8];
+
+	return read_line("/sys/kernel/realtime", buf, sizeof(buf)) >= 0 &&
+	       !strcmp(buf, "1");
+}
+
 int read_line(const char *path, char *buf, size_t len)
 {
 	int n = read_file(path, buf, len);

@@ -37,6 +37,8 @@ int parse_int(const char *s, long min, long max, long *out);
 int read_file(const char *path, char *buf, size_t len);
 /* Read a small text file (first line, newline stripped); -errno on error. */
 int read_line(const char *path, char *buf, size_t len);
+/* Is this a PREEMPT_RT kernel (/sys/kernel/realtime)? */
+bool kernel_preempt_rt(void);
 /* Write a string to a file; -errno on error. */
 int write_string(const char *path, const char *s);
 
