@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -85,6 +86,11 @@ int main(int argc, char **argv)
 			argv[0]);
 		return 2;
 	}
+	/*
+	 * Its code read in now: a page fault that waits for the guests' 9p
+	 * root while it holds the CPU would let the victim run.
+	 */
+	mlockall(MCL_CURRENT);
 	end = now() + atof(argv[2]);
 	if (!strcmp(argv[1], "syscall"))
 		sink = starvd_spin_syscall(end);

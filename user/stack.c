@@ -358,8 +358,10 @@ struct ksym_want {
  * each gets the closest text symbol at or below it, and the size up to
  * the next one. false if kallsyms gives no addresses (kptr_restrict).
  */
-static bool kallsyms_lookup(int fd, struct ksym_want *w, unsigned int n)
+static bool kallsyms_lookup(struct stacks *s, struct ksym_want *w,
+			    unsigned int n)
 {
+	int fd = s->kallsyms_fd;
 	char line[512], name[128], mod[64];
 	bool any = false;
 	unsigned int i;
@@ -377,17 +379,29 @@ static bool kallsyms_lookup(int fd, struct ksym_want *w, unsigned int n)
 			close(dfd);
 		return false;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		mod[0] = '\0';
-		if (sscanf(line, "%" SCNx64 " %c %127s [%63[^]]]", &addr,
-			   &type, name, mod) < 3)
+	/*
+	 * A pass reads every kernel symbol (a second or more under
+	 * emulation): starvd's stop does not wait for it to end.
+	 */
+	while (fgets(line, sizeof(line), f) &&
+	       !__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
+		char *end;
+
+		/* The address and type first: most lines end there. */
+		addr = strtoull(line, &end, 16);
+		if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
 			continue;
+		type = end[1];
 		if (addr)
 			any = true;
-		if (type != 't' && type != 'T')
+		if ((type != 't' && type != 'T') || !addr)
 			continue;
 		for (i = 0; i < n; i++) {
-			if (addr <= w[i].addr && addr >= w[i].start && addr) {
+			if (addr <= w[i].addr && addr >= w[i].start) {
+				mod[0] = '\0';
+				if (sscanf(end + 3, "%127s [%63[^]]]", name,
+					   mod) < 1)
+					break;
 				w[i].start = addr;
 				snprintf(w[i].name, sizeof(w[i].name), "%s",
 					 name);
@@ -414,7 +428,7 @@ static void name_kernel(struct stacks *s, const struct sample *smp,
 	}
 	h->nr_kernel = smp->nr_kernel;
 	if (smp->nr_kernel &&
-	    !kallsyms_lookup(s->kallsyms_fd, w, smp->nr_kernel))
+	    !kallsyms_lookup(s, w, smp->nr_kernel))
 		add_once(s, h, &s->said_kallsyms,
 			 "kernel frames are shown as addresses: /proc/kallsyms gave starvd no addresses (kernel.kptr_restrict without CAP_SYSLOG when starvd started)");
 	for (i = 0; i < h->nr_kernel; i++) {
@@ -896,7 +910,7 @@ void stacks_close(struct stacks *s)
 		return;
 	if (s->started) {
 		pthread_mutex_lock(&s->lock);
-		s->stop = true;
+		__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
 		pthread_cond_signal(&s->cond);
 		pthread_mutex_unlock(&s->lock);
 		pthread_join(s->thread, NULL);
