@@ -299,15 +299,9 @@ int protect_self(const struct config *cfg)
 	/*
 	 * A page fault of starvd's own text can wait for a block or virtio
 	 * IRQ thread that starves on the very CPU starvd must rescue.
-	 * Later mappings are locked as they are touched (MCL_ONFAULT, 4.4),
-	 * not read whole when made: the holder stacks' worker maps the
-	 * holder's ELF files, a gigabyte for some, of which it reads a few
-	 * pages. Anonymous memory touched later faults in zeroed pages, no
-	 * I/O.
 	 */
 	if ((cfg->mlock || cfg->mlock_required) &&
-	    mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) &&
-	    (errno != EINVAL || mlockall(MCL_CURRENT | MCL_FUTURE))) {
+	    mlockall(MCL_CURRENT | MCL_FUTURE)) {
 		if (cfg->mlock_required) {
 			log_err("--mlock: cannot lock starvd's memory: %s (needs CAP_IPC_LOCK)",
 				strerror(errno));
