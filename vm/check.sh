@@ -161,6 +161,9 @@ guest_report() {	# guest_report GUEST: print what guest_run left
 any_fail=0
 summary=()
 declare -A running=()
+# Stopped (make interrupted, CI's time limit): stop every guest too.
+trap 'kill_tree "${!running[@]}"; exit 143' TERM HUP
+trap 'kill_tree "${!running[@]}"; exit 130' INT
 mkdir -p "$VM_CACHE/results"
 queue=$guests
 while [ -n "$queue" ] || [ ${#running[@]} -gt 0 ]; do

@@ -209,6 +209,19 @@ VM_RESCUE_ONLY_GUESTS=${VM_RESCUE_ONLY_GUESTS-6.12}
 # ksoftirqd, which changes what the other suites' busy loops starve.
 VM_THREADIRQS_GUESTS=${VM_THREADIRQS_GUESTS-6.12}
 
+# kill_tree PID...: SIGTERM to each PID and every process below it,
+# children first found, so that none is left running when its parent
+# goes (a guest's qemu below vm/run.sh below vm/check.sh's slot).
+kill_tree() {
+	local p c
+	for p in "$@"; do
+		for c in $(pgrep -P "$p" 2>/dev/null); do
+			kill_tree "$c"
+		done
+		kill -TERM "$p" 2>/dev/null || true
+	done
+}
+
 # vm_preflight GUEST...: the guest names are known, the tools are there
 # and this is root, or die saying what to do.
 vm_preflight() {

@@ -81,9 +81,16 @@ fi
 
 start=$(date +%s.%N)
 rc=0
+# The guest and the sampler run in the background, so that a signal to
+# this script is handled at once (bash runs traps only once a foreground
+# command ends) and stops them: no qemu outlives its run.sh.
+bg=()
+trap 'kill_tree "${bg[@]}"; exit 143' TERM HUP
+trap 'kill_tree "${bg[@]}"; exit 130' INT
 if [ "${monitor[1]}" != none ]; then
 	"$STARVD_TOP/vm/sample.py" "$results/monitor.sock" \
 		"$results/kallsyms" "$VM_SAMPLE" "$results/samples" &
+	bg+=($!)
 fi
 timeout --foreground -k 5 "$timeout" \
 	"${qemu[@]}" -accel tcg,thread=single -smp 2 -m "$mem" \
@@ -93,7 +100,10 @@ timeout --foreground -k 5 "$timeout" \
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 	-virtfs "local,path=$results,mount_tag=results,security_model=none" \
 	"${share[@]}" \
-	</dev/null >"$results/console" 2>&1 || rc=$?
+	</dev/null >"$results/console" 2>&1 &
+bg+=($!)
+wait "$!" || rc=$?
+trap - TERM HUP INT
 secs=$(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo "?")
 
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
