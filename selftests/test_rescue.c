@@ -902,7 +902,7 @@ TEST_F_TIMEOUT(rescue, kernel_thread_timer, 180)
 		"ktimers/", "ksoftirqd/", NULL
 	};
 
-	if (!is_preempt_rt())
+	if (!kernel_preempt_rt())
 		SKIP(return, "not PREEMPT_RT: a sleeper's hrtimer expires in interrupt context here, no kernel thread serves it");
 	waiter_test(_metadata, self, timer_sleeper, WAITER_FIRST, kthreads,
 		    NULL);
@@ -922,7 +922,7 @@ static void stopping_test(struct __test_metadata *_metadata,
 {
 	static const char *const stopping[] = { "stv-stopping", NULL };
 
-	if (!is_preempt_rt())
+	if (!kernel_preempt_rt())
 		SKIP(return, "not PREEMPT_RT: tasklist_lock disables preemption here, a stopping task is never preempted holding it");
 	waiter_test(_metadata, self, stopper_start, WAITER_LOOPS, stopping,
 		    option);

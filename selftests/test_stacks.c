@@ -41,7 +41,7 @@ static pid_t spin_start(int cpu, const char *bin, const char *mode)
 	struct sched_attr a = fifo_attr(HOG_PRIO);
 	pid_t pid;
 
-	if (is_preempt_rt()) {
+	if (kernel_preempt_rt()) {
 		avoid_cpu(cpu);
 		rt_hard_timers();
 	}
@@ -521,7 +521,7 @@ TEST_F(starve, verbose_alone_exits_during_starvation_on_preempt_rt)
 {
 	const char *const args[] = { "-t", "0.5", "-l", "-v", NULL };
 
-	if (!is_preempt_rt())
+	if (!kernel_preempt_rt())
 		SKIP(return, "not PREEMPT_RT: closing a perf event waits for no grace period here, -v takes stacks");
 	ASSERT_EQ(0, daemon_start(self->d, args));
 	ASSERT_EQ(0, daemon_wait_event(self->d, "starving", self->v.st->tid,
@@ -548,7 +548,7 @@ TEST_F(starve, verbose_text_and_starvctl)
 
 	/* -v alone takes them, except on PREEMPT_RT (below). */
 	holder_stack_of(_metadata, self, bin, "user", "-v",
-			is_preempt_rt() ? "--stacks" : NULL);
+			kernel_preempt_rt() ? "--stacks" : NULL);
 	NEED_USER_FRAMES();
 	snprintf(want, sizeof(want), "holder stack on CPU %d: ", self->cpu);
 	ASSERT_TRUE(daemon_wait_output(self->d, "  user: starvd_spin_inner+",

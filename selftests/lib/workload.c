@@ -127,19 +127,6 @@ struct sched_attr other_attr(int nice)
 	};
 }
 
-bool is_preempt_rt(void)
-{
-	char c = 0;
-	int fd = open("/sys/kernel/realtime", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return false;
-	if (read(fd, &c, 1) != 1)
-		c = 0;
-	close(fd);
-	return c == '1';
-}
-
 /*
  * On PREEMPT_RT, keep the calling task off @cpu (if it may run
  * elsewhere): there the timer of a sleeping SCHED_OTHER task is a soft
@@ -179,14 +166,14 @@ void rt_hard_timers(void)
 	struct sched_attr a = fifo_attr(1);
 
 	a.sched_flags = SCHED_FLAG_RESET_ON_FORK;
-	if (is_preempt_rt() && sched_getscheduler(0) == SCHED_OTHER)
+	if (kernel_preempt_rt() && sched_getscheduler(0) == SCHED_OTHER)
 		sched_setattr_tid(0, &a);
 }
 
 /* What hog_start() does to its caller (above). */
 static void keep_off_cpu(int cpu)
 {
-	if (!is_preempt_rt())
+	if (!kernel_preempt_rt())
 		return;
 	avoid_cpu(cpu);
 	rt_hard_timers();

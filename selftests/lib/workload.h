@@ -57,8 +57,6 @@ void avoid_cpu(int cpu);
  * whose sleeps are hard hrtimers; hog_start() does it to its caller.
  */
 void rt_hard_timers(void);
-/* Is this a PREEMPT_RT kernel (/sys/kernel/realtime)? */
-bool is_preempt_rt(void);
 /*
  * SCHED_FIFO @prio busy loop on @cpu for at most @max_s seconds. On
  * PREEMPT_RT the caller is moved off @cpu (where it could run elsewhere):
