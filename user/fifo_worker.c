@@ -263,17 +263,22 @@ void fifo_pool_free(struct fifo_pool *p)
 	p->done_fd = -1;
 }
 
-/* Back where the caller runs, at its policy, idle. */
+/*
+ * Back where the caller runs, at its policy. Its CPUs first: the thread
+ * may still be running on the boosted task's CPU (between its done and
+ * its next read()), and lowered while pinned there it would wait behind
+ * the task holding that CPU, with nowhere else to go.
+ */
 static void send_home(struct fifo_worker *w)
 {
 	pid_t tid = atomic_load(&w->thread_tid);
 	struct sched_attr home;
 	cpu_set_t set;
 
-	if (!sched_getattr_tid(0, &home))
-		sched_setattr_tid(tid, &home);
 	if (!sched_getaffinity(0, sizeof(set), &set))
 		sched_setaffinity(tid, sizeof(set), &set);
+	if (!sched_getattr_tid(0, &home))
+		sched_setattr_tid(tid, &home);
 }
 
 struct fifo_worker *fifo_pool_get(struct fifo_pool *p, int cpu, int prio,

@@ -124,7 +124,10 @@ guest_run() {
 			lines="$lines${lines:+$'\n'}$(fail_line "vm-$g-threadirqs-escalate")"
 			echo "# vm-$g (threadirqs): guest-escalate.sh ended (status $rc) before its results line; console: $res/console" >&3
 		}
-		secs=$(($(date +%s) - t0)) ;;
+		secs=$(($(date +%s) - t0))
+		# Kept from the next boot of $g, which empties $res.
+		rm -rf "$res-threadirqs"
+		cp -r "$res" "$res-threadirqs" 2>/dev/null || true ;;
 	esac
 	# The packages (make check): installed in a boot of their own.
 	if [ "$g" = "${VM_PKG_GUEST:-}" ] && [ -n "${VM_PKG_DEBS:-}" ]; then

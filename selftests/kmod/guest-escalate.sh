@@ -231,15 +231,19 @@ check_daemon_case() {	# check_daemon_case NAME
 			last = 0
 		}
 		END { print n + 0 }')
-	# The IRQ thread's boosts, one line each (all events: results share).
-	grep "\"tid\":$irqtid," $W/$name.json | awk '
+	# The IRQ thread's reports and boosts, one line each, at seconds
+	# into the busy loop (events are CLOCK_MONOTONIC, starve's times
+	# CLOCK_BOOTTIME: the same in a guest that never suspends).
+	grep "\"tid\":$irqtid," $W/$name.json | awk -v from="$from" '
 		function f(k,   v) {
 			v = $0
 			if (!sub(".*\"" k "\":", "", v)) return "-"
 			sub(/[,}].*/, "", v)
 			return v
 		}
-		/"event":"boost"/ { printf "#   boost %s ns", f("runtime_ns") }
+		function at() { return sprintf("%6.2f s", f("time_ns") / 1e9 - from) }
+		/"event":"starving"/ { printf "#   %s starving, waited %.2f s\n", at(), f("wait_ns") / 1e9 }
+		/"event":"boost"/ { printf "#   %s boost %s ns", at(), f("runtime_ns") }
 		/"event":"restore"/ { printf ": ran %s ns, %s switches, %s\n", f("ran_ns"), f("switches"), f("outcome") }'
 	[ -z "${STARVD_VM_RESULTS:-}" ] || cp $W/$name.json "$STARVD_VM_RESULTS/"
 	echo "# $name: $boosts boosts of $irqcomm ($prog with progress, $noprog without), $esc escalations"
