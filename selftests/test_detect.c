@@ -319,7 +319,7 @@ TEST(holder_is_the_highest_priority_other_task)
 	EXPECT_EQ(3, detect_holder(&d, &l, cpus, 2, &l.v[0])->tid);
 	d.self_tgid = 0;
 	/* Not a CPU of this read: no holder. */
-	EXPECT_EQ(NULL, detect_holder(&d, &l, cpus, 1, &l.v[0]));
+	EXPECT_TRUE(!detect_holder(&d, &l, cpus, 1, &l.v[0]));
 	detect_free(&d);
 	task_list_free(&l);
 }

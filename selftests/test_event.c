@@ -366,7 +366,7 @@ TEST(holder_stack)
 	EXPECT_STREQ("0x11a7", json_member_str(f, "elf_address"));
 	f = json_object_array_get_idx(u, 1);
 	EXPECT_TRUE(json_member_str(f, "symbol") != NULL);
-	EXPECT_EQ(NULL, json_member_str(f, "file_offset"));
+	EXPECT_TRUE(!json_member_str(f, "file_offset"));
 	EXPECT_STREQ("2 frame(s) unwound", json_member_str(o, "user_stack_note"));
 	json_object_put(o);
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The boost journal: format, atomic files, reload. */
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
@@ -14,6 +16,7 @@
 #include "journal.h"
 #include "proc.h"
 #include "sched_attr.h"
+#include "util.h"
 
 static struct journal_entry sample(pid_t tid)
 {
@@ -203,6 +206,64 @@ TEST(task_with_hostile_name_is_restored)
 	EXPECT_TRUE(sched_attr_same(&cur, &saved));
 	kill(child, SIGKILL);
 	ASSERT_EQ(child, waitpid(child, &status, 0));
+}
+
+/* What fill_check() found: the names in the directory while it wrote. */
+struct fill_seen {
+	const char *dir;
+	int names;
+};
+
+static void fill_check(FILE *f, const void *arg)
+{
+	struct fill_seen *seen = (struct fill_seen *)arg;
+	struct dirent *de;
+	DIR *d = opendir(seen->dir);
+
+	fputs("whole\n", f);
+	seen->names = 0;
+	while (d && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			seen->names++;
+	if (d)
+		closedir(d);
+}
+
+/*
+ * A file being written has no name (O_TMPFILE): a writer killed
+ * mid-write leaves nothing in the directory. Published, it has its own
+ * name and nothing else is left.
+ */
+TEST(atomic_file_unnamed_until_committed)
+{
+	char dir[] = "/tmp/starvd-atomic.XXXXXX", path[64], buf[16];
+	struct fill_seen seen = { .dir = dir, .names = -1 };
+	struct dirent *de;
+	int names = 0;
+	FILE *f;
+	DIR *d;
+
+	ASSERT_TRUE(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/state", dir);
+	ASSERT_EQ(0, write_file_atomic(path, fill_check, &seen));
+	EXPECT_EQ(0, seen.names);
+	/* Again, over the first: the old file is all a reader sees. */
+	ASSERT_EQ(0, write_file_atomic(path, fill_check, &seen));
+	EXPECT_EQ(1, seen.names);
+	f = fopen(path, "r");
+	ASSERT_TRUE(f != NULL);
+	EXPECT_TRUE(fgets(buf, sizeof(buf), f) != NULL);
+	fclose(f);
+	EXPECT_STREQ("whole\n", buf);
+	d = opendir(dir);
+	ASSERT_TRUE(d != NULL);
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			names++;
+	closedir(d);
+	EXPECT_EQ(1, names);
+	unlink(path);
+	rmdir(dir);
 }
 
 TEST_HARNESS_MAIN

@@ -146,27 +146,26 @@ int journal_parse(const char *buf, struct journal_entry *e)
 
 int journal_add(struct journal *j, const struct journal_entry *e)
 {
-	char buf[512], name[32], tmp[40];
-	int fd, n, ret = 0;
+	struct atomic_file a;
+	char buf[512], name[32];
+	int n, ret;
 
 	n = journal_format(e, buf, sizeof(buf));
 	if (n < 0)
 		return n;
 	snprintf(name, sizeof(name), "%d", e->tid);
-	snprintf(tmp, sizeof(tmp), ".%d.tmp", e->tid);
-	fd = openat(j->dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-		    0600);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, buf, n) != n || fsync(fd))
-		ret = -errno;
-	close(fd);
-	if (!ret && renameat(j->dir_fd, tmp, j->dir_fd, name))
-		ret = -errno;
+	ret = atomic_open(&a, j->dir_fd, 0600);
+	if (ret)
+		return ret;
+	errno = 0;	/* a short write sets none */
+	if (write(a.fd, buf, n) != n || fsync(a.fd)) {
+		ret = errno ? -errno : -EIO;
+		atomic_abort(&a);
+		return ret;
+	}
+	ret = atomic_commit(&a, name);
 	if (!ret && fsync(j->dir_fd))
 		ret = -errno;
-	if (ret)
-		unlinkat(j->dir_fd, tmp, 0);
 	return ret;
 }
 

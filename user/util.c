@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,34 +183,101 @@ bool on_memory_fs(const char *path)
 	       (unsigned long)st.f_type == RAMFS_MAGIC;
 }
 
+int atomic_open(struct atomic_file *a, int dir_fd, mode_t mode)
+{
+	static unsigned int seq;
+
+	a->dir_fd = dir_fd;
+	a->tmp[0] = '\0';
+	a->fd = openat(dir_fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+	if (a->fd >= 0)
+		return 0;
+	/* EISDIR before 3.11 (O_TMPFILE includes O_DIRECTORY). */
+	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+		return -errno;
+	snprintf(a->tmp, sizeof(a->tmp), ".%d.%u.tmp", (int)getpid(), seq++);
+	a->fd = openat(dir_fd, a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+		       mode);
+	return a->fd < 0 ? -errno : 0;
+}
+
+int atomic_commit(struct atomic_file *a, const char *name)
+{
+	char proc[32];
+	int ret = 0;
+
+	if (!a->tmp[0]) {
+		/*
+		 * linkat() cannot replace a name: a temporary one, renamed
+		 * over @name. Through /proc, not AT_EMPTY_PATH, which needs
+		 * CAP_DAC_READ_SEARCH.
+		 */
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", a->fd);
+		snprintf(a->tmp, sizeof(a->tmp), ".%d.%d.tmp", (int)getpid(),
+			 a->fd);
+		if (linkat(AT_FDCWD, proc, a->dir_fd, a->tmp,
+			   AT_SYMLINK_FOLLOW)) {
+			ret = -errno;
+			a->tmp[0] = '\0';
+		}
+	}
+	if (!ret && renameat(a->dir_fd, a->tmp, a->dir_fd, name))
+		ret = -errno;
+	if (ret && a->tmp[0])
+		unlinkat(a->dir_fd, a->tmp, 0);
+	close(a->fd);
+	a->fd = -1;
+	return ret;
+}
+
+void atomic_abort(struct atomic_file *a)
+{
+	if (a->tmp[0])
+		unlinkat(a->dir_fd, a->tmp, 0);
+	close(a->fd);
+	a->fd = -1;
+}
+
 int write_file_atomic(const char *path,
 		      void (*fill)(FILE *f, const void *arg), const void *arg)
 {
-	char tmp[4096];
+	const char *slash = strrchr(path, '/');
+	struct atomic_file a;
+	char dir[PATH_MAX];
+	int dir_fd, ret;
 	FILE *f;
-	int fd, ret = 0;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >=
-	    (int)sizeof(tmp))
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == path)
+		strcpy(dir, "/");
+	else if (slash - path >= (ptrdiff_t)sizeof(dir))
 		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir_fd < 0)
 		return -errno;
-	f = fdopen(fd, "w");
+	ret = atomic_open(&a, dir_fd, 0644);
+	if (ret)
+		goto out;
+	/* A FILE of its own: ->fd stays open for atomic_commit(). */
+	f = fdopen(dup(a.fd), "w");
 	if (!f) {
 		ret = -errno;
-		close(fd);
-		unlink(tmp);
-		return ret;
+		atomic_abort(&a);
+		goto out;
 	}
 	fill(f, arg);
 	if (fflush(f) || ferror(f))
 		ret = -EIO;
 	if (fclose(f) && !ret)
 		ret = -EIO;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
 	if (ret)
-		unlink(tmp);
+		atomic_abort(&a);
+	else
+		ret = atomic_commit(&a, slash ? slash + 1 : path);
+out:
+	close(dir_fd);
 	return ret;
 }

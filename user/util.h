@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #define NSEC_PER_USEC	1000ULL
 #define NSEC_PER_MSEC	1000000ULL
@@ -49,8 +50,26 @@ int mkdir_p(const char *path);
 bool on_memory_fs(const char *path);
 
 /*
- * Replace @path with what @fill writes, through a temporary file and a
- * rename, so that a reader never sees half of it; -errno on error.
+ * A file written whole or not at all, in the directory @dir_fd: open it
+ * with atomic_open() (unnamed, O_TMPFILE: a writer killed before
+ * atomic_commit() leaves nothing behind; named ".PID.N.tmp" on a file
+ * system without O_TMPFILE), write to ->fd, then atomic_commit() gives it
+ * its name, replacing any file of that name in one rename(), or
+ * atomic_abort() drops it. Each closes ->fd. -errno on error.
+ */
+struct atomic_file {
+	int dir_fd;
+	int fd;
+	char tmp[48];	/* its temporary name, "" while it has none */
+};
+
+int atomic_open(struct atomic_file *a, int dir_fd, mode_t mode);
+int atomic_commit(struct atomic_file *a, const char *name);
+void atomic_abort(struct atomic_file *a);
+
+/*
+ * Replace @path with what @fill writes (atomic_open()), so that a reader
+ * never sees half of it; -errno on error.
  */
 int write_file_atomic(const char *path,
 		      void (*fill)(FILE *f, const void *arg), const void *arg);
