@@ -298,13 +298,7 @@ static int status_json(const struct daemon_status *s, uint64_t now)
 	json_put_int(o, "pid", s->pid);
 	json_put_str(o, "version", s->version);
 	json_put_u64(o, "start_time", s->start_time);
-	json_put_str(o, "backend", s->backend);
-	json_put_str(o, "cpus", s->cpus);
-	json_put_str(o, "boost_mode", s->boost_mode);
-	json_put_u64(o, "threshold_ns", s->threshold_ns);
-	json_put_u64(o, "runtime_ns", s->runtime_ns);
-	json_put_u64(o, "period_ns", s->period_ns);
-	json_put_u64(o, "duration_ns", s->duration_ns);
+	status_config_json(o, s);
 	json_put(o, "per_cpu", per_cpu_json(s, o));
 	json_put(o, "boosting", status_boosting_json(s, now));
 	json_put(o, "escalation", escalation_json(s));

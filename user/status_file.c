@@ -57,6 +57,17 @@ struct json_object *status_cpus_json(const struct daemon_status *s,
 	return arr;
 }
 
+void status_config_json(struct json_object *o, const struct daemon_status *s)
+{
+	json_put_str(o, "backend", s->backend);
+	json_put_str(o, "cpus", s->cpus);
+	json_put_str(o, "boost_mode", s->boost_mode);
+	json_put_u64(o, "threshold_ns", s->threshold_ns);
+	json_put_u64(o, "runtime_ns", s->runtime_ns);
+	json_put_u64(o, "period_ns", s->period_ns);
+	json_put_u64(o, "duration_ns", s->duration_ns);
+}
+
 struct json_object *status_boosting_json(const struct daemon_status *s,
 					 uint64_t now)
 {
@@ -118,13 +129,7 @@ static void fill_state(FILE *f, const void *arg)
 	json_put_u64(o, "start_time", s->start_time);
 	json_put_u64(o, "updated_ns", s->updated_ns);
 	json_put_str(o, "version", s->version);
-	json_put_str(o, "backend", s->backend);
-	json_put_str(o, "cpus", s->cpus);
-	json_put_str(o, "boost_mode", s->boost_mode);
-	json_put_u64(o, "threshold_ns", s->threshold_ns);
-	json_put_u64(o, "runtime_ns", s->runtime_ns);
-	json_put_u64(o, "period_ns", s->period_ns);
-	json_put_u64(o, "duration_ns", s->duration_ns);
+	status_config_json(o, s);
 	json_put_u64(o, "cap_ns", s->cap_ns);
 	json_put_u64(o, "nr_escalations", s->nr_escalations);
 	json_put_u64(o, "max_runtime_ns", s->max_runtime_ns);

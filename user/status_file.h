@@ -91,6 +91,13 @@ struct json_object *status_cpus_json(const struct daemon_status *s,
 struct json_object *status_boosting_json(const struct daemon_status *s,
 					 uint64_t now);
 
+/*
+ * The daemon's configuration into @o: backend, cpus, boost_mode,
+ * threshold_ns, runtime_ns, period_ns, duration_ns (the status file's
+ * and starvctl status --json's).
+ */
+void status_config_json(struct json_object *o, const struct daemon_status *s);
+
 /* Is the process that wrote @s still running as starvd? */
 bool status_daemon_alive(const struct daemon_status *s);
 
