@@ -4,9 +4,10 @@
  * and SCHED_FIFO busy loop of starve_fixture.h, RT throttling off and
  * always restored by the fixture):
  *
- * - starvctl top in tmux, read with capture-pane: the victim's row, its
- *   bar past the threshold, the boost and the restore, and "q" leaving
- *   the terminal as it was (stty, cursor, no alternate screen);
+ * - starvctl top in tmux, read with capture-pane: a task starvd ignores
+ *   waiting past the threshold (its bar), the victim's boost and
+ *   restore, and "q" leaving the terminal as it was (stty, cursor, no
+ *   alternate screen);
  * - the shipped alert on a real Prometheus: Debian's prometheus (1 s
  *   scrape and evaluation, loopback, a temporary directory) scrapes
  *   node_exporter's textfile collector, fed by starvctl metrics while a
@@ -116,12 +117,15 @@ static bool wait_screen(const char *a, const char *b, const char *c)
 }
 
 static void top_in_tmux(struct __test_metadata *_metadata,
-			FIXTURE_DATA(starve) *self, const char *dir)
+			FIXTURE_DATA(starve) *self, const char *dir,
+			pid_t ignored)
 {
-	char cmd[4096], tid[32], out[256], before[4096], after[4096];
+	char cmd[4096], tid[32], waiter[32], out[256], before[4096];
+	char after[4096];
 	pid_t v = self->v.st->tid;
 
 	snprintf(tid, sizeof(tid), "stv-victim/%d", (int)v);
+	snprintf(waiter, sizeof(waiter), "stv-ignored/%d", (int)ignored);
 	snprintf(cmd, sizeof(cmd),
 		 "stty -a > %s/before; timeout --foreground 120 %s top -b %s%s%s --run-dir %s -d 0.2; echo \"top exited: $?\"; stty -a > %s/after; sleep 60",
 		 dir, bin_path("starvctl"), test_backend(),
@@ -129,11 +133,19 @@ static void top_in_tmux(struct __test_metadata *_metadata,
 		 getenv("STARVD_TEST_BPF_MODE") ?: "", self->d->run_dir, dir);
 	CHECK(0 == sh(NULL, 0, "tmux -L " TMUX_SOCKET " -f /dev/null new-session -d -s top -x 170 -y 40 '%s'",
 			cmd), "tmux new-session failed");
-	/* The victim's row, then its bar past the threshold (1 s). */
-	CHECK(wait_screen(tid, NULL, NULL), "no row for %s:\n%s", tid, screen);
-	CHECK(wait_screen(tid, "]!", NULL), "%s's bar never crossed the threshold:\n%s", tid, screen);
-	/* The boost (starvd boosts it), then its end and its outcome. */
-	CHECK(wait_screen(tid, "boosted (", NULL), "no boost of %s shown:\n%s\nstarvd:\n%s", tid, screen,
+	/*
+	 * The CPU's row, its longest waiter the task starvd ignores, its
+	 * bar past the threshold (1 s). (The victim's own wait is past it
+	 * only between a crossing and starvd's boost: no frame need see it.)
+	 */
+	CHECK(wait_screen(waiter, "]!", NULL), "%s's bar never crossed the threshold:\n%s",
+	      waiter, screen);
+	/*
+	 * The boost (starvd boosts it): in the CPU's row ("(boosting)"), or
+	 * in the recent boosts ("boosted (") once top saw one begin; the
+	 * first may have begun before top started. Then its end and outcome.
+	 */
+	CHECK(wait_screen(tid, "boost", NULL), "no boost of %s shown:\n%s\nstarvd:\n%s", tid, screen,
 		       self->d->err);
 	CHECK(wait_screen(tid, "restored, progress: progress", NULL), "no restore of %s with progress shown:\n%s\nstarvd:\n%s",
 		       tid, screen, self->d->err);
@@ -165,17 +177,39 @@ static void top_in_tmux(struct __test_metadata *_metadata,
 
 TEST_F_TIMEOUT(starve, top_in_tmux, 120)
 {
+	struct victim_spec spec = {
+		.proc_name = "stv-ignored",
+		.thread_name = "stv-ignored",
+		.cpu = self->cpu,
+		.attr = fifo_attr(VICTIM_PRIO),
+		.sleep_ns = 5 * NSEC_PER_MSEC,
+	};
 	char dir[] = "/tmp/starvd-top.XXXXXX";
+	struct victim ignored;
 
 	if (sh(NULL, 0, "tmux -V >/dev/null 2>&1"))
 		SKIP(return, "tmux is not installed (scripts/deps.sh installs it)");
 	ASSERT_TRUE(NULL != mkdtemp(dir));
+	/*
+	 * Beside the victim, a task starvd ignores: it waits past the
+	 * threshold for as long as the busy loop runs. Both start before
+	 * the loop owns the CPU.
+	 */
+	kill_and_reap(self->hog);
+	self->hog = 0;
+	ASSERT_EQ(0, victim_start(&spec, &ignored));
+	self->hog = hog_before_starvd(self, HOG_PRIO);
+	ASSERT_LT(0, self->hog);
+	EXPECT_TRUE(victim_stuck(&ignored) && victim_stuck(&self->v));
 	avoid_cpu(self->cpu);
-	START("-t", "1");
+	START("-t", "1", "-i", "^stv-ignored$");
 	WAIT_STARTED();
-	top_in_tmux(_metadata, self, dir);
+	top_in_tmux(_metadata, self, dir, ignored.st->tid);
 	sh(NULL, 0, "tmux -L " TMUX_SOCKET " kill-server 2>/dev/null");
 	sh(NULL, 0, "rm -rf %s", dir);
+	kill_and_reap(self->hog);
+	self->hog = 0;
+	victim_stop(&ignored);
 }
 
 /* A child that dies with the test; @argv exec'd, output to @log. */
