@@ -148,6 +148,18 @@ TEST_F(scan, boosted_tasks_are_skipped)
 	EXPECT_EQ(1, self->r.n);
 }
 
+/* starvd's own threads (its emulation threads) are never reported. */
+TEST_F(scan, own_threads_are_skipped)
+{
+	add(&self->l, 9, THRESH * 2, 1, STARVD_TASK_WAITING);
+	add(&self->l, 10, THRESH * 2, 1, STARVD_TASK_WAITING);
+	self->l.v[0].tgid = 7;
+	self->d.self_tgid = 7;
+	rescan(self);
+	ASSERT_EQ(1, self->r.n);
+	EXPECT_EQ(10, self->l.v[self->r.starving[0]].tid);
+}
+
 /*
  * -l: as stalld, a task that keeps waiting is reported again every
  * threshold; the next wake-up is the repeat's crossing; a run ends it.

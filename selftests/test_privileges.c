@@ -6,6 +6,7 @@
  * Every daemon here runs with -S (RT throttling "managed"), so nothing
  * changes kernel.sched_rt_runtime_us.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -561,18 +562,62 @@ TEST_F(daemon, no_mlock_drops_cap_ipc_lock)
 	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
 }
 
-/* The policy and priority of @pid, once starvd has said it chose them. */
+/* How many threads of @pid are named @comm, each checked for @policy, @prio. */
+static int expect_threads_policy(struct __test_metadata *_metadata, pid_t pid,
+				 const char *comm, int policy, int prio)
+{
+	char path[64], name[32];
+	struct dirent *de;
+	int n = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return -1;
+	while ((de = readdir(dir))) {
+		struct sched_param sp = { 0 };
+		pid_t tid = atoi(de->d_name);
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid,
+			 (int)tid);
+		f = tid > 0 ? fopen(path, "r") : NULL;
+		if (!f)
+			continue;
+		if (fgets(name, sizeof(name), f) && !strcmp(strtok(name, "\n"), comm)) {
+			n++;
+			EXPECT_EQ(policy, sched_getscheduler(tid) & ~SCHED_RESET_ON_FORK)
+				TH_LOG("%s thread %d", comm, (int)tid);
+			EXPECT_EQ(0, sched_getparam(tid, &sp));
+			EXPECT_EQ(prio, sp.sched_priority);
+		}
+		fclose(f);
+	}
+	closedir(dir);
+	return n;
+}
+
+/* The policy and priority of @pid, once starvd has started. */
 static void expect_policy(struct __test_metadata *_metadata,
 			  struct daemon_proc *d, int policy, int prio)
 {
 	struct sched_param sp = { 0 };
 
-	ASSERT_TRUE(daemon_wait_output(d, "capabilities: kept", 10000))
+	/* Its start line: after its threads are made. */
+	ASSERT_TRUE(daemon_wait_output(d, ", monitoring CPUs ", 10000))
 		TH_LOG("stderr:\n%s", d->err);
 	EXPECT_EQ(policy, sched_getscheduler(d->pid) & ~SCHED_RESET_ON_FORK)
 		TH_LOG("%s", d->err);
 	EXPECT_EQ(0, sched_getparam(d->pid, &sp));
 	EXPECT_EQ(prio, sp.sched_priority);
+	/*
+	 * Its SCHED_FIFO emulation threads too, from their start: created
+	 * under SCHED_RESET_ON_FORK they were SCHED_OTHER, and one on a CPU
+	 * a busy loop held waited there for the fair server.
+	 */
+	EXPECT_EQ(8, expect_threads_policy(_metadata, d->pid, "starvd-fifo",
+					   policy, prio));
 	EXPECT_EQ(0, daemon_stop(d, SIGTERM, 5000));
 }
 

@@ -321,6 +321,8 @@ static int start_worker(struct booster *b, struct boost *bo, int prio,
 			log_msg("cannot run the SCHED_FIFO emulation of pid %u (%s) on its CPU %d (%s): lowering raised tasks from starvd's own CPUs, later than their runtime",
 				bo->task.tid, esc_name(bo->task.comm),
 				bo->task.cpu,
+				ret == -EAGAIN ?
+				"the free emulation threads have not run since starvd started" :
 				ret ? strerror(-ret) :
 				"every emulation thread is busy");
 		b->worker_refused = true;

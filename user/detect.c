@@ -127,7 +127,15 @@ void detect_scan(struct detect *d, struct task_list *l,
 		if (t->state != STARVD_TASK_WAITING)
 			continue;
 		e = track_wait(d, old, t, read);
-		if (detect_handled(d, t->tid))
+		/*
+		 * Nor are starvd's own threads starving tasks: an emulation
+		 * thread waiting on a slow CPU (arm64 PREEMPT_RT under TCG)
+		 * was boosted with SCHED_DEADLINE, overran its runtime by
+		 * milliseconds, and the kernel then kept it off the CPU for
+		 * minutes: starvd could not stop it, nor exit.
+		 */
+		if (detect_handled(d, t->tid) ||
+		    (d->self_tgid && t->tgid == d->self_tgid))
 			continue;
 		due = e->reported ? e->repeat_ns : d->threshold_ns;
 		if (!due)

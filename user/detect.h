@@ -46,7 +46,7 @@ struct detect {
 	uint32_t gen;
 	detect_boosting_fn boosting;	/* NULL: nothing is ever boosted */
 	const struct booster *booster;
-	uint32_t self_tgid;	/* starvd's own: never a holder (0: none) */
+	uint32_t self_tgid;	/* starvd's own: never a holder, never reported (0: none) */
 };
 
 struct detect_result {

@@ -169,8 +169,6 @@ static void *worker(void *arg)
 
 static int worker_create(struct fifo_worker *w, int done_fd)
 {
-	pthread_attr_t attr;
-	sigset_t all, old;
 	int ret;
 
 	memset(w, 0, sizeof(*w));
@@ -181,17 +179,8 @@ static int worker_create(struct fifo_worker *w, int done_fd)
 		ret = -errno;
 		goto fail;
 	}
-	/* Signals are the main loop's (its signalfd): none reaches here. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	ret = -pthread_attr_init(&attr);
-	if (!ret)
-		ret = -pthread_attr_setstacksize(&attr,
-						 thread_stack_size(WORKER_STACK));
-	if (!ret)
-		ret = -pthread_create(&w->thread, &attr, worker, w);
-	pthread_attr_destroy(&attr);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	/* At starvd's own policy from its start (thread_start()). */
+	ret = thread_start(&w->thread, WORKER_STACK, worker, w);
 	if (!ret) {
 		/* On a busy CPU, top and ps show whose thread it is. */
 		pthread_setname_np(w->thread, "starvd-fifo");
@@ -299,8 +288,13 @@ struct fifo_worker *fifo_pool_get(struct fifo_pool *p, int cpu, int prio,
 		tid = atomic_load(&p->w[i].thread_tid);
 		if (!p->w[i].busy && tid)
 			w = &p->w[i];
+		else if (!p->w[i].busy)
+			*err = -EAGAIN;	/* free, but has not run yet */
 	}
-	if (!w || cpu < 0 || cpu >= CPU_SETSIZE)
+	if (!w)
+		return NULL;
+	*err = 0;
+	if (cpu < 0 || cpu >= CPU_SETSIZE)
 		return NULL;
 	/* The priority first: on its new CPU it preempts what runs there. */
 	*err = sched_setattr_tid(tid, &attr);

@@ -81,7 +81,8 @@ void fifo_pool_free(struct fifo_pool *p);
 /*
  * An idle thread moved to @cpu at SCHED_FIFO @prio, or NULL if none is
  * free or it cannot run there (the CPU outside starvd's cpuset, the
- * priority refused): -errno in *@err then (0: none free).
+ * priority refused): -errno in *@err then (0: none free; -EAGAIN: the
+ * free ones have not run yet since fifo_pool_init()).
  */
 struct fifo_worker *fifo_pool_get(struct fifo_pool *p, int cpu, int prio,
 				  int *err);

@@ -260,20 +260,12 @@ static void emit_line(struct log_line *l)
 
 int log_start_async(void)
 {
-	pthread_attr_t attr;
-	struct sched_param sp = { 0 };
-	int policy = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
-	sigset_t all, old;
 	int ret;
 
 	/*
-	 * The main thread's FIFO or RR priority; its SCHED_DEADLINE
-	 * reservation, taken by the writer itself; SCHED_OTHER otherwise.
+	 * The main thread's FIFO or RR priority (thread_start()); its
+	 * SCHED_DEADLINE reservation, taken by the writer itself.
 	 */
-	if (policy == SCHED_FIFO || policy == SCHED_RR)
-		sched_getparam(0, &sp);
-	else
-		policy = SCHED_OTHER;
 	memset(&q.dl, 0, sizeof(q.dl));
 	if (!sched_getattr_tid(0, &q.dl) &&
 	    q.dl.sched_policy == SCHED_DEADLINE)
@@ -283,24 +275,7 @@ int log_start_async(void)
 	q.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (q.efd < 0)
 		return -errno;
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, thread_stack_size(WRITER_STACK));
-	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&attr, policy);
-	pthread_attr_setschedparam(&attr, &sp);
-	/* Signals are the main loop's (signalfd). */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	ret = -pthread_create(&q.thread, &attr, writer, NULL);
-	if (ret == -EPERM && policy != SCHED_OTHER) {
-		/* No CAP_SYS_NICE left (-l): the writer runs at SCHED_OTHER. */
-		sp.sched_priority = 0;
-		pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
-		pthread_attr_setschedparam(&attr, &sp);
-		ret = -pthread_create(&q.thread, &attr, writer, NULL);
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
+	ret = thread_start(&q.thread, WRITER_STACK, writer, NULL);
 	if (ret) {
 		close(q.efd);
 		q.efd = -1;

@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,11 +128,46 @@ void set_oom_handler(void (*fn)(void))
 	oom_handler = fn;
 }
 
-size_t thread_stack_size(size_t want)
+/* The C library's minimum where it is more than @want. */
+static size_t thread_stack_size(size_t want)
 {
 	long min = sysconf(_SC_THREAD_STACK_MIN);
 
 	return min > 0 && (size_t)min > want ? (size_t)min : want;
+}
+
+int thread_start(pthread_t *t, size_t stack, void *(*fn)(void *), void *arg)
+{
+	int policy = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
+	struct sched_param sp = { 0 };
+	pthread_attr_t attr;
+	sigset_t all, old;
+	int ret;
+
+	if (policy == SCHED_FIFO || policy == SCHED_RR)
+		sched_getparam(0, &sp);
+	else
+		policy = SCHED_OTHER;
+	ret = -pthread_attr_init(&attr);
+	if (ret)
+		return ret;
+	ret = -pthread_attr_setstacksize(&attr, thread_stack_size(stack));
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, policy);
+	pthread_attr_setschedparam(&attr, &sp);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (!ret)
+		ret = -pthread_create(t, &attr, fn, arg);
+	if (ret == -EPERM && policy != SCHED_OTHER) {
+		sp.sched_priority = 0;
+		pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
+		pthread_attr_setschedparam(&attr, &sp);
+		ret = -pthread_create(t, &attr, fn, arg);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	return ret;
 }
 
 void grow_array(void **v, size_t *cap, size_t n, size_t sz)

@@ -3,6 +3,7 @@
 #ifndef STARVD_UTIL_H
 #define STARVD_UTIL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -82,11 +83,17 @@ int write_file_atomic(const char *path,
  */
 void grow_array(void **v, size_t *cap, size_t n, size_t sz);
 /*
- * A thread stack of @want bytes, or the C library's minimum where that is
- * more: 128 KiB on arm64 (which may have 64 KiB pages), where
- * pthread_attr_setstacksize() refuses less with EINVAL.
+ * A thread of starvd's: its stack @stack bytes or the C library's
+ * minimum (128 KiB on arm64, where pthread_attr_setstacksize() refuses
+ * less); every signal blocked (they are the main loop's, through its
+ * signalfd); from its start at the caller's SCHED_FIFO or SCHED_RR
+ * priority, else SCHED_OTHER. Under SCHED_RESET_ON_FORK (daemon.c) it
+ * would be SCHED_OTHER, and placed on a CPU a busy loop holds it would
+ * wait there for the kernel's fair server, where a real-time task is
+ * pushed to a CPU it can run on. Where that policy is refused (no
+ * CAP_SYS_NICE left), SCHED_OTHER. 0 or -errno.
  */
-size_t thread_stack_size(size_t want);
+int thread_start(pthread_t *t, size_t stack, void *(*fn)(void *), void *arg);
 void set_oom_handler(void (*fn)(void));
 
 #endif
