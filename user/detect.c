@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "detect.h"
+#include "sched_attr.h"
 #include "util.h"
 
 void detect_init(struct detect *d, uint64_t threshold_ns,
@@ -166,6 +167,12 @@ void detect_scan(struct detect *d, struct task_list *l,
  * itself: its own read puts it on its CPU, so every task starving there
  * was reported "behind starvd", and the SCHED_FIFO emulation raised it
  * above starvd, which could then not run to lower it until it blocked.
+ * And a real-time task is never held by a fair one: that one runs by the
+ * fair server's time, and the real-time task it preempted may have waited
+ * too briefly to be in the read (the module's min_wait). The holder is
+ * then unknown (NULL), not the fair task: raised one step above its own
+ * priority, below the busy loop, the task would not run, nor would the
+ * emulation thread meant to lower it.
  */
 const struct starvd_task *detect_holder(const struct detect *d,
 					const struct task_list *l,
@@ -190,5 +197,7 @@ const struct starvd_task *detect_holder(const struct detect *d,
 		    (!d->self_tgid || w->tgid != d->self_tgid))
 			h = w;
 	}
+	if (h && t->prio < MAX_RT_PRIO && h->prio >= MAX_RT_PRIO)
+		return NULL;
 	return h;
 }

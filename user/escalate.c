@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "escalate.h"
+#include "sched_attr.h"
 
 struct boost_delta progress_delta(const struct progress_sample *before,
 				  const struct progress_sample *after)
@@ -103,7 +104,7 @@ int fifo_boost_prio(int holder_prio, int own, int ceiling)
 {
 	int prio = FIFO_BOOST_MIN_PRIO, above = 0;
 
-	if (holder_prio >= 0 && holder_prio < 100)
+	if (holder_prio >= 0 && holder_prio < MAX_RT_PRIO)
 		prio = above = 99 - holder_prio + 1;
 	else if (holder_prio < 0)
 		prio = FIFO_BOOST_MAX_PRIO - 1;

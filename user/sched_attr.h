@@ -14,6 +14,8 @@
 #ifndef SCHED_FLAG_RESET_ON_FORK
 #define SCHED_FLAG_RESET_ON_FORK 0x01
 #endif
+/* A kernel prio (struct starvd_task's) below this is a real-time task's. */
+#define MAX_RT_PRIO	100
 
 /* glibc 2.36 has no sched_attr; this is the VER1 layout (56 bytes). */
 struct sched_attr {
