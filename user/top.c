@@ -279,7 +279,13 @@ static void track_boosts(struct top *t)
 	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
 		sb = &t->seen[cpu];
 		b = boost_on(t, cpu);
-		if (sb->active && (!b || b->tid != sb->tid)) {
+		/*
+		 * A boost ended when its task's is gone or another began
+		 * (start_ns): a task still waiting when restored is boosted
+		 * again within the same refresh.
+		 */
+		if (sb->active && (!b || b->tid != sb->tid ||
+				   b->start_ns != sb->start_ns)) {
 			sb->active = false;
 			if (!t->have_status) {
 				sb->outcome = "unknown";
