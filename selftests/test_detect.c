@@ -378,4 +378,46 @@ TEST(fair_task_never_holds_a_realtime_one)
 	task_list_free(&l);
 }
 
+/*
+ * A task waiting since before the starving one began to wait is not its
+ * holder: it starves too. Two SCHED_FIFO 10 victims behind a busy loop
+ * that the read missed (preempted by a boosted task, too recently for the
+ * module's min_wait): each was named the other's holder, and raised to
+ * SCHED_FIFO 11, below the loop (6.12-rt and arm64-6.12-rt guests).
+ */
+TEST(earlier_waiter_never_holds)
+{
+	struct task_list l = { .read_time_ns = T0 };
+	struct starvd_task boosted = {
+		.tid = 3, .tgid = 3, .cpu = 1, .prio = 49,
+		.state = STARVD_TASK_RUNNING,
+	};
+	struct starvd_task other_victim = {
+		.tid = 5, .tgid = 5, .cpu = 1, .prio = 89,
+		.wait_ns = THRESH * 3, .state = STARVD_TASK_WAITING,
+	};
+	struct starvd_task loop = {
+		.tid = 4, .tgid = 4, .cpu = 1, .prio = 50,
+		.wait_ns = 1000, .state = STARVD_TASK_WAITING,
+	};
+	struct starvd_cpu cpus[2];
+	struct detect d;
+
+	detect_init(&d, THRESH, boosting, NULL);
+	add(&l, 7, THRESH, 1, STARVD_TASK_WAITING);
+	l.v[0].prio = 98;	/* SCHED_FIFO 1, rcu_preempt */
+	task_list_add(&l, &boosted);
+	task_list_add(&l, &other_victim);
+	task_list_cpus(&l, cpus, 2);
+	boosted_tid = 3;
+	EXPECT_TRUE(!detect_holder(&d, &l, cpus, 2, &l.v[0]));
+	/* The loop, preempted for a moment, is seen: it holds the CPU. */
+	task_list_add(&l, &loop);
+	task_list_cpus(&l, cpus, 2);
+	EXPECT_EQ(4, detect_holder(&d, &l, cpus, 2, &l.v[0])->tid);
+	boosted_tid = 0;
+	detect_free(&d);
+	task_list_free(&l);
+}
+
 TEST_HARNESS_MAIN

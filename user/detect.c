@@ -167,6 +167,9 @@ void detect_scan(struct detect *d, struct task_list *l,
  * itself: its own read puts it on its CPU, so every task starving there
  * was reported "behind starvd", and the SCHED_FIFO emulation raised it
  * above starvd, which could then not run to lower it until it blocked.
+ * A task that has waited since before @t began to wait held nothing
+ * meanwhile: it starves too (two victims behind one busy loop), and,
+ * named, it had the emulation raise @t one step above it, below the loop.
  * And a real-time task is never held by a fair one: that one runs by the
  * fair server's time, and the real-time task it preempted may have waited
  * too briefly to be in the read (the module's min_wait). The holder is
@@ -192,7 +195,8 @@ const struct starvd_task *detect_holder(const struct detect *d,
 	for (i = 0; i < l->n; i++) {
 		w = &l->v[i];
 		if (w->state == STARVD_TASK_WAITING && w->cpu == t->cpu &&
-		    w->tid != t->tid && (!h || w->prio < h->prio) &&
+		    w->tid != t->tid && w->wait_ns < t->wait_ns &&
+		    (!h || w->prio < h->prio) &&
 		    !detect_handled(d, w->tid) &&
 		    (!d->self_tgid || w->tgid != d->self_tgid))
 			h = w;
