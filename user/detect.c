@@ -157,50 +157,64 @@ void detect_scan(struct detect *d, struct task_list *l,
 }
 
 /*
- * Usually the holder is the task on the CPU; but a SCHED_OTHER task that
- * the kernel's fair server runs for a moment behind a real-time busy loop
- * is on the CPU without outranking anything: the busy loop it preempted,
- * waiting for a few milliseconds, is what starves a real-time task. (Named
- * as the holder, it also made the SCHED_FIFO emulation run the task at
- * priority 1, below the busy loop.) Tasks starvd is boosting are not
- * holders either: their priority is starvd's, for a moment. Nor is starvd
- * itself: its own read puts it on its CPU, so every task starving there
- * was reported "behind starvd", and the SCHED_FIFO emulation raised it
- * above starvd, which could then not run to lower it until it blocked.
- * A task that has waited since before @t began to wait held nothing
- * meanwhile: it starves too (two victims behind one busy loop), and,
- * named, it had the emulation raise @t one step above it, below the loop.
- * And a real-time task is never held by a fair one: that one runs by the
- * fair server's time, and the real-time task it preempted may have waited
- * too briefly to be in the read (the module's min_wait). The holder is
- * then unknown (NULL), not the fair task: raised one step above its own
- * priority, below the busy loop, the task would not run, nor would the
- * emulation thread meant to lower it.
+ * The holder is the highest-priority task on @t's CPU that runs or waits
+ * there, with these exceptions:
+ *
+ * - Every task the read shows on the CPU counts, not only the last: a
+ *   task being switched out is on its CPU until the switch completes, so
+ *   a read can show two. Looking at the last alone missed a busy loop
+ *   being switched out for starvd's emulation thread, and named a victim.
+ * - A fair task the kernel's fair server runs for a moment behind a
+ *   real-time busy loop outranks nothing: the loop it preempted, waiting,
+ *   does. (Named, it made the SCHED_FIFO emulation run the task at
+ *   priority 1, below the loop.)
+ * - Tasks starvd is boosting hold nothing: their priority is starvd's,
+ *   for a moment. Nor does starvd itself: its own read puts it on its
+ *   CPU, and raised above starvd, a task kept starvd from lowering it.
+ * - A task that has waited since before @t began to wait held nothing
+ *   meanwhile: it starves too (two victims behind one busy loop). Named,
+ *   it had the emulation raise @t one step above it, below the loop.
+ * - A real-time task is never held by a fair one, which runs by the fair
+ *   server's time in front of whatever real-time task holds the CPU. If
+ *   the read did not show that one, the holder is unknown (NULL) and the
+ *   emulation raises @t above every other: raised one step above the fair
+ *   task, below the loop, neither @t nor the emulation thread meant to
+ *   lower it would run.
  */
+/* @w may hold @t's CPU: another task there, not boosted, not starvd. */
+static bool may_hold(const struct detect *d, const struct starvd_task *t,
+		     const struct starvd_task *w)
+{
+	if (w->cpu != t->cpu || w->tid == t->tid)
+		return false;
+	if (w->state == STARVD_TASK_WAITING && w->wait_ns >= t->wait_ns)
+		return false;
+	return !detect_handled(d, w->tid) &&
+	       (!d->self_tgid || w->tgid != d->self_tgid);
+}
+
+/* Is @w a stronger holder than @h: higher priority, on the CPU on a tie. */
+static bool outranks(const struct starvd_task *w, const struct starvd_task *h)
+{
+	if (!h || w->prio != h->prio)
+		return !h || w->prio < h->prio;
+	return w->state == STARVD_TASK_RUNNING &&
+	       h->state != STARVD_TASK_RUNNING;
+}
+
 const struct starvd_task *detect_holder(const struct detect *d,
 					const struct task_list *l,
-					const struct starvd_cpu *cpus,
 					int nr_cpus,
 					const struct starvd_task *t)
 {
-	const struct starvd_task *h = NULL, *w;
+	const struct starvd_task *h = NULL;
 	size_t i;
 
 	if (t->cpu < 0 || t->cpu >= nr_cpus)
 		return NULL;
-	w = &cpus[t->cpu].curr;
-	if (w->tid && !detect_handled(d, w->tid) &&
-	    (!d->self_tgid || w->tgid != d->self_tgid))
-		h = w;
-	for (i = 0; i < l->n; i++) {
-		w = &l->v[i];
-		if (w->state == STARVD_TASK_WAITING && w->cpu == t->cpu &&
-		    w->tid != t->tid && w->wait_ns < t->wait_ns &&
-		    (!h || w->prio < h->prio) &&
-		    !detect_handled(d, w->tid) &&
-		    (!d->self_tgid || w->tgid != d->self_tgid))
-			h = w;
-	}
+	for (i = 0; i < l->n; i++)
+		if (may_hold(d, t, &l->v[i]) && outranks(&l->v[i], h))
+			h = &l->v[i];
 	if (h && t->prio < MAX_RT_PRIO && h->prio >= MAX_RT_PRIO)
 		return NULL;
 	return h;

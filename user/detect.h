@@ -86,13 +86,13 @@ void detect_scan(struct detect *d, struct task_list *l,
 
 /*
  * What keeps @t off its CPU in read @l: the highest-priority other task
- * runnable there (kernel prio: lower is higher), the task on the CPU
- * (@cpus[].curr, task_list_cpus()) on a tie, never a task being boosted.
- * NULL when there is none, or @t's CPU is not among @nr_cpus.
+ * running there or waiting since after @t (kernel prio: lower is higher),
+ * one running on a tie; never a task being boosted, nor starvd, nor, for
+ * a real-time @t, a fair task. NULL when there is none, or @t's CPU is
+ * not among @nr_cpus.
  */
 const struct starvd_task *detect_holder(const struct detect *d,
 					const struct task_list *l,
-					const struct starvd_cpu *cpus,
 					int nr_cpus,
 					const struct starvd_task *t);
 

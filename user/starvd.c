@@ -117,8 +117,7 @@ static void handle_starving(struct starvd *d, const struct starvd_task *t,
 	char pcomm[64];
 	enum ignore_match ign = ignored(&d->cfg, t, pcomm, sizeof(pcomm));
 
-	h = detect_holder(&d->detect, &d->tasks, d->cpus, d->backend.nr_cpus,
-			  t);
+	h = detect_holder(&d->detect, &d->tasks, d->backend.nr_cpus, t);
 	d->nr_starving++;
 	st->starving++;
 	d->status_dirty = true;
