@@ -16,6 +16,8 @@
 
 /* Its stack: a few /proc reads deep; all of it is locked (mlockall). */
 #define WORKER_STACK	(64 * 1024)
+/* fifo_worker_put()'s waits for a thread on the task's CPU (100 us each). */
+#define PUT_HOME_AFTER	1000
 
 static void notify(int fd)
 {
@@ -322,12 +324,15 @@ void fifo_worker_start(struct fifo_worker *w)
 
 int fifo_worker_put(struct fifo_worker *w)
 {
-	int ret = 0;
+	int i, ret = 0;
 
 	if (w->busy) {
 		notify(w->stop_fd);
-		while (!atomic_load(&w->done))
+		for (i = 0; !atomic_load(&w->done); i++) {
+			if (i == PUT_HOME_AFTER)
+				send_home(w);
 			usleep(100);
+		}
 		ret = w->ret;
 	}
 	send_home(w);

@@ -96,6 +96,9 @@ static inline bool fifo_worker_done(struct fifo_worker *w)
  * End @w's job at once (its task lowered first if raised), wait for it,
  * and send the thread home, idle: to the CPUs and policy of the calling
  * thread (starvd's main loop). Returns what the job ended with (w->ret).
+ * A thread that does not run on the task's CPU within 100 ms (something
+ * above its priority holds that CPU) is sent home first, where it runs
+ * once the caller waits: the wait never depends on the CPU it rescues.
  */
 int fifo_worker_put(struct fifo_worker *w);
 
