@@ -285,56 +285,90 @@ TEST_F(scan, many_unstamped_waiters)
 }
 
 /*
+ * A starving task (tid 7) on CPU 1 of a 2-CPU read; the tests add what
+ * else the read shows and ask for its holder.
+ */
+FIXTURE(holder) {
+	struct task_list l;
+	struct detect d;
+};
+
+FIXTURE_SETUP(holder)
+{
+	self->l.read_time_ns = T0;
+	detect_init(&self->d, THRESH, boosting, NULL);
+	add(&self->l, 7, THRESH, 1, STARVD_TASK_WAITING);
+}
+
+FIXTURE_TEARDOWN(holder)
+{
+	boosted_tid = 0;
+	detect_free(&self->d);
+	task_list_free(&self->l);
+}
+
+/* Another task of its own process on CPU 1, at kernel priority @prio. */
+static void put(FIXTURE_DATA(holder) *self, uint32_t tid, int prio,
+		uint32_t state, uint64_t wait)
+{
+	struct starvd_task t = {
+		.tid = tid, .tgid = tid, .cpu = 1, .prio = prio,
+		.state = state, .wait_ns = wait,
+	};
+
+	task_list_add(&self->l, &t);
+}
+
+/* The holder's tid, 0 for none, in a read of @nr_cpus CPUs. */
+static uint32_t holder_of(FIXTURE_DATA(holder) *self, int prio, int nr_cpus)
+{
+	const struct starvd_task *h;
+
+	self->l.v[0].prio = prio;
+	h = detect_holder(&self->d, &self->l, nr_cpus, &self->l.v[0]);
+	return h ? h->tid : 0;
+}
+
+#define RUNNING	STARVD_TASK_RUNNING
+#define WAITING	STARVD_TASK_WAITING
+#define FAIR	120	/* a fair task (kworker, ksoftirqd) */
+#define FIFO10	89
+
+/*
  * The holder: the task on the CPU unless another task runnable there
  * outranks it (the fair server running a SCHED_OTHER task for a moment
  * behind a real-time busy loop); never a task being boosted, nor starvd.
  */
-TEST(holder_is_the_highest_priority_other_task)
+TEST_F(holder, is_the_highest_priority_other_task)
 {
-	struct task_list l = { .read_time_ns = T0 };
-	struct starvd_task curr = {
-		.tid = 3, .tgid = 3, .cpu = 1, .prio = 120,
-		.state = STARVD_TASK_RUNNING,
-	};
-	struct starvd_task loop = {
-		.tid = 4, .tgid = 4, .cpu = 1, .prio = 49,
-		.state = STARVD_TASK_WAITING,
-	};
 	struct starvd_task other = {
-		.tid = 5, .cpu = 0, .prio = 1, .state = STARVD_TASK_WAITING,
+		.tid = 5, .cpu = 0, .prio = 1, .state = WAITING,
 	};
 	struct starvd_cpu cpus[2];
-	struct detect d;
 
-	detect_init(&d, THRESH, boosting, NULL);
-	add(&l, 7, THRESH, 1, STARVD_TASK_WAITING);
-	l.v[0].prio = 120;	/* a fair task (kworker, ksoftirqd) */
-	task_list_add(&l, &curr);
-	task_list_cpus(&l, cpus, 2);
+	put(self, 3, FAIR, RUNNING, 0);
+	task_list_cpus(&self->l, cpus, 2);
 	EXPECT_EQ(1, cpus[1].nr_waiters);
 	EXPECT_EQ(THRESH, cpus[1].max_wait_ns);
-	EXPECT_EQ(3, detect_holder(&d, &l, 2, &l.v[0])->tid);
+	EXPECT_EQ(3, holder_of(self, FAIR, 2));
 	/* A busy loop waiting behind it outranks it; CPU 0's does not. */
-	task_list_add(&l, &loop);
-	task_list_add(&l, &other);
-	task_list_cpus(&l, cpus, 2);
-	EXPECT_EQ(4, detect_holder(&d, &l, 2, &l.v[0])->tid);
+	put(self, 4, 49, WAITING, 0);
+	task_list_add(&self->l, &other);
+	EXPECT_EQ(4, holder_of(self, FAIR, 2));
 	/* Boosted tasks hold nothing. */
 	boosted_tid = 4;
-	EXPECT_EQ(3, detect_holder(&d, &l, 2, &l.v[0])->tid);
+	EXPECT_EQ(3, holder_of(self, FAIR, 2));
 	boosted_tid = 3;
-	EXPECT_EQ(4, detect_holder(&d, &l, 2, &l.v[0])->tid);
+	EXPECT_EQ(4, holder_of(self, FAIR, 2));
 	boosted_tid = 0;
 	/* starvd itself, on the CPU for its own read or waiting, is not. */
-	d.self_tgid = 3;
-	EXPECT_EQ(4, detect_holder(&d, &l, 2, &l.v[0])->tid);
-	d.self_tgid = 4;
-	EXPECT_EQ(3, detect_holder(&d, &l, 2, &l.v[0])->tid);
-	d.self_tgid = 0;
+	self->d.self_tgid = 3;
+	EXPECT_EQ(4, holder_of(self, FAIR, 2));
+	self->d.self_tgid = 4;
+	EXPECT_EQ(3, holder_of(self, FAIR, 2));
+	self->d.self_tgid = 0;
 	/* Not a CPU of this read: no holder. */
-	EXPECT_TRUE(!detect_holder(&d, &l, 1, &l.v[0]));
-	detect_free(&d);
-	task_list_free(&l);
+	EXPECT_EQ(0, holder_of(self, FAIR, 1));
 }
 
 /*
@@ -345,33 +379,13 @@ TEST(holder_is_the_highest_priority_other_task)
  * raised one step above its own, below the busy loop, and the emulation
  * thread with it: on the arm64 PREEMPT_RT guest neither could run).
  */
-TEST(fair_task_never_holds_a_realtime_one)
+TEST_F(holder, fair_task_never_holds_a_realtime_one)
 {
-	struct task_list l = { .read_time_ns = T0 };
-	struct starvd_task curr = {
-		.tid = 3, .tgid = 3, .cpu = 1, .prio = 120,
-		.state = STARVD_TASK_RUNNING,
-	};
-	struct starvd_task fair = {
-		.tid = 5, .tgid = 5, .cpu = 1, .prio = 110,
-		.state = STARVD_TASK_WAITING,
-	};
-	struct starvd_task loop = {
-		.tid = 4, .tgid = 4, .cpu = 1, .prio = 50,
-		.state = STARVD_TASK_WAITING,
-	};
-	struct detect d;
-
-	detect_init(&d, THRESH, boosting, NULL);
-	add(&l, 7, THRESH, 1, STARVD_TASK_WAITING);
-	l.v[0].prio = 89;	/* SCHED_FIFO 10 */
-	task_list_add(&l, &curr);
-	task_list_add(&l, &fair);
-	EXPECT_TRUE(!detect_holder(&d, &l, 2, &l.v[0]));
-	task_list_add(&l, &loop);
-	EXPECT_EQ(4, detect_holder(&d, &l, 2, &l.v[0])->tid);
-	detect_free(&d);
-	task_list_free(&l);
+	put(self, 3, FAIR, RUNNING, 0);
+	put(self, 5, 110, WAITING, 0);
+	EXPECT_EQ(0, holder_of(self, FIFO10, 2));
+	put(self, 4, 50, WAITING, 0);
+	EXPECT_EQ(4, holder_of(self, FIFO10, 2));
 }
 
 /*
@@ -381,36 +395,15 @@ TEST(fair_task_never_holds_a_realtime_one)
  * and raised to SCHED_FIFO 11, below the loop (6.12-rt and arm64-6.12-rt
  * guests).
  */
-TEST(earlier_waiter_never_holds)
+TEST_F(holder, earlier_waiter_never_holds)
 {
-	struct task_list l = { .read_time_ns = T0 };
-	struct starvd_task boosted = {
-		.tid = 3, .tgid = 3, .cpu = 1, .prio = 49,
-		.state = STARVD_TASK_RUNNING,
-	};
-	struct starvd_task other_victim = {
-		.tid = 5, .tgid = 5, .cpu = 1, .prio = 89,
-		.wait_ns = THRESH * 3, .state = STARVD_TASK_WAITING,
-	};
-	struct starvd_task loop = {
-		.tid = 4, .tgid = 4, .cpu = 1, .prio = 50,
-		.wait_ns = 1000, .state = STARVD_TASK_WAITING,
-	};
-	struct detect d;
-
-	detect_init(&d, THRESH, boosting, NULL);
-	add(&l, 7, THRESH, 1, STARVD_TASK_WAITING);
-	l.v[0].prio = 98;	/* SCHED_FIFO 1, rcu_preempt */
-	task_list_add(&l, &boosted);
-	task_list_add(&l, &other_victim);
+	put(self, 3, 49, RUNNING, 0);		/* being boosted */
+	put(self, 5, FIFO10, WAITING, THRESH * 3);
 	boosted_tid = 3;
-	EXPECT_TRUE(!detect_holder(&d, &l, 2, &l.v[0]));
+	EXPECT_EQ(0, holder_of(self, 98, 2));	/* SCHED_FIFO 1, rcu_preempt */
 	/* The loop, preempted for a moment, is seen: it holds the CPU. */
-	task_list_add(&l, &loop);
-	EXPECT_EQ(4, detect_holder(&d, &l, 2, &l.v[0])->tid);
-	boosted_tid = 0;
-	detect_free(&d);
-	task_list_free(&l);
+	put(self, 4, 50, WAITING, 1000);
+	EXPECT_EQ(4, holder_of(self, 98, 2));
 }
 
 /*
@@ -420,40 +413,16 @@ TEST(earlier_waiter_never_holds)
  * other victim, a later waiter, was named, and the starving task raised
  * to SCHED_FIFO 11, below the loop (arm64-6.12-rt guest).
  */
-TEST(every_task_on_the_cpu_may_hold_it)
+TEST_F(holder, every_task_on_the_cpu_may_hold_it)
 {
-	struct task_list l = { .read_time_ns = T0 };
-	struct starvd_task loop = {
-		.tid = 4, .tgid = 4, .cpu = 1, .prio = 50,
-		.state = STARVD_TASK_RUNNING,
-	};
-	struct starvd_task own = {
-		.tid = 3, .tgid = 3, .cpu = 1, .prio = 48,
-		.state = STARVD_TASK_RUNNING,
-	};
-	struct starvd_task other_victim = {
-		.tid = 5, .tgid = 5, .cpu = 1, .prio = 89,
-		.wait_ns = THRESH / 2, .state = STARVD_TASK_WAITING,
-	};
-	struct starvd_task same_prio = {
-		.tid = 6, .tgid = 6, .cpu = 1, .prio = 50,
-		.wait_ns = THRESH / 2, .state = STARVD_TASK_WAITING,
-	};
-	struct detect d;
-
-	detect_init(&d, THRESH, boosting, NULL);
-	d.self_tgid = 3;
-	add(&l, 7, THRESH, 1, STARVD_TASK_WAITING);
-	l.v[0].prio = 89;	/* SCHED_FIFO 10 */
-	task_list_add(&l, &loop);
-	task_list_add(&l, &own);
-	task_list_add(&l, &other_victim);
-	EXPECT_EQ(4, detect_holder(&d, &l, 2, &l.v[0])->tid);
+	self->d.self_tgid = 3;
+	put(self, 4, 50, RUNNING, 0);		/* the loop */
+	put(self, 3, 48, RUNNING, 0);		/* starvd's thread */
+	put(self, 5, FIFO10, WAITING, THRESH / 2);
+	EXPECT_EQ(4, holder_of(self, FIFO10, 2));
 	/* On a tie, the task on the CPU, wherever it is in the read. */
-	task_list_add(&l, &same_prio);
-	EXPECT_EQ(4, detect_holder(&d, &l, 2, &l.v[0])->tid);
-	detect_free(&d);
-	task_list_free(&l);
+	put(self, 6, 50, WAITING, THRESH / 2);
+	EXPECT_EQ(4, holder_of(self, FIFO10, 2));
 }
 
 TEST_HARNESS_MAIN
