@@ -322,7 +322,7 @@ static int start_worker(struct booster *b, struct boost *bo, int prio,
 				bo->task.tid, esc_name(bo->task.comm),
 				bo->task.cpu,
 				ret == -EAGAIN ?
-				"the free emulation threads have not run since starvd started" :
+				"the free emulation threads have not run since starvd started; its CPUs are busy: give it one of its own with -a" :
 				ret ? strerror(-ret) :
 				"every emulation thread is busy");
 		b->worker_refused = true;
