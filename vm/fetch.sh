@@ -57,6 +57,26 @@ unpack_into() {
 }
 bullseye_unpack() { unpack_into "$BULLSEYE/root" bullseye "$1"; }
 
+# kbuild_version PKG SUITE V: the version of the host's kbuild tools
+# package PKG (SUITE: bookworm or bullseye) for headers of version V: V
+# itself, else the newest of the same upstream version (the archive may
+# publish one architecture's upload before another's: arm64 headers
+# 6.1.192-2 beside amd64 kbuild 6.1.192-3). The tools, fixdep and modpost,
+# change with the kernel's version, not with Debian's revision.
+kbuild_version() {
+	local pkg=$1 suite=$2 v=$3 apt=() all
+	[ "$suite" = bullseye ] && apt=(bullseye_apt)
+	all=$("${apt[@]}" apt-cache madison "$pkg" 2>/dev/null | awk -F' *[|] *' '{ print $2 }')
+	if grep -qxF -- "$v" <<<"$all"; then
+		echo "$v"
+		return 0
+	fi
+	v=$(grep -F -- "${v%-*}-" <<<"$all" | sort -V | tail -n1)
+	[ -n "$v" ] ||
+		die "the $suite lists know no $pkg of version ${3%-*}: run scripts/deps-vm.sh, and check 'apt-cache madison $pkg'"
+	echo "$v"
+}
+
 # The headers of a kernel of another suite or architecture (bullseye's
 # amd64 and i386, bookworm's arm64), usable by kbuild in place: Debian's
 # headers name their common part and the kbuild tools by absolute paths
@@ -82,7 +102,8 @@ foreign_headers() {	# foreign_headers KVER ARCH ROOT SUITE
 	esac
 	unpack_into "$root" "$suite" "$hdr"
 	unpack_into "$root" "$suite" "$common=$v"
-	unpack_into "$root" "$ksuite" "$kb=$v"	# the host's (amd64) fixdep, modpost
+	# the host's (amd64) fixdep, modpost
+	unpack_into "$root" "$ksuite" "$kb=$(kbuild_version "$kb" "$ksuite" "$v")"
 	grep -rlsE '/usr/(src/linux-headers-|lib/linux-kbuild-)' "$kdir" \
 		--include=Makefile --include='.kernelvariables' --include='*.mk' |
 		while read -r f; do
