@@ -26,6 +26,7 @@ arm64)
 	[ -x "$ARM64/cross/usr/bin/aarch64-linux-gnu-gcc-12" ] ||
 		die "no cross compiler in $ARM64/cross: run vm/fetch.sh arm64-6.1"
 	export PATH=$ARM64/cross/usr/bin:$PATH
+	export LD_LIBRARY_PATH=$ARM64_CROSS_LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 	# The x86 build's BPF objects, built first (make 64 builds them).
 	make -s build/starvd.bpf.o build/lockwait.bpf.o O=build ||
 		die "building the BPF objects failed; output above"

@@ -69,7 +69,9 @@ for k in $kernels; do
 	"$BULLSEYE"/*) path=$BULLSEYE/bin:$PATH ;;	# gcc-10
 	"$ARM64"/*)
 		path=$ARM64/cross/usr/bin:$PATH
-		cross=(CROSS_COMPILE=aarch64-linux-gnu-) src+=(-a aarch64) ;;
+		cross=(CROSS_COMPILE=aarch64-linux-gnu-
+		       LD_LIBRARY_PATH="$ARM64_CROSS_LIBS")
+		src+=(-a aarch64) ;;
 	esac
 	env "${cross[@]}" PATH="$path" dkms build -q -k "$k" "${src[@]}" "starvd/$ver" >/dev/null || ok=0
 	log=$(ls /var/lib/dkms/starvd/"$ver"/"$k"/*/log/make.log 2>/dev/null | head -n1 || true)

@@ -159,7 +159,8 @@ arm64_cross() {
 	done
 	relative_links "$dir"
 	echo 'int main(void) { return 0; }' >"$dir/t.c"
-	"$dir/usr/bin/aarch64-linux-gnu-gcc-12" --sysroot="$ARM64/root" \
+	LD_LIBRARY_PATH=$ARM64_CROSS_LIBS \
+		"$dir/usr/bin/aarch64-linux-gnu-gcc-12" --sysroot="$ARM64/root" \
 		"$dir/t.c" -o "$dir/t" ||
 		die "the cross compiler unpacked in $dir does not build a program for arm64"
 	rm -f "$dir/t.c" "$dir/t"

@@ -41,6 +41,11 @@ vm_newest_612() {	# vm_newest_612 [FLAVOUR [APT]]
 # libraries the cross-built programs link) in $ARM64.
 BULLSEYE=$STARVD_CACHE/bullseye
 ARM64=$STARVD_CACHE/arm64
+# The arm64 cross compiler's binutils libraries (libbfd, libopcodes of
+# binutils-aarch64-linux-gnu): unpacked into the cache with it, not
+# installed, so the dynamic loader must be told where they are
+# (LD_LIBRARY_PATH) wherever the cross compiler runs.
+ARM64_CROSS_LIBS=$ARM64/cross/usr/lib/x86_64-linux-gnu
 
 # The host's archive URI of a suite (from debian.sources), or Debian's.
 vm_archive_uri() {
