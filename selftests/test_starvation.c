@@ -565,6 +565,40 @@ TEST_F_TIMEOUT(starve, fifo_boost_backs_off_while_the_task_cannot_run, 40)
 }
 
 /*
+ * The SCHED_FIFO emulation raises the task one step above its holder,
+ * and its thread one above that. A busy loop of a higher priority that
+ * comes to the CPU during the boost holds both off it: the thread cannot
+ * lower the task, nor say the boost is over. starvd ends the job from
+ * its own CPUs a period after the boost's end (the task was left raised,
+ * and the boost never ended, until the loop stopped: arm64 PREEMPT_RT
+ * guest). The task must be back, and said so, while the loop still runs.
+ */
+TEST_F_TIMEOUT(starve, fifo_boost_outranked_midway_is_lowered, 40)
+{
+	struct sched_attr orig = fifo_attr(VICTIM_PRIO);
+	pid_t tid = self->v.st->tid;
+
+	/* The holder: a busy loop at VICTIM_PRIO + 5, not HOG_PRIO. */
+	kill_and_reap(self->hog);
+	self->hog = hog_start(self->cpu, VICTIM_PRIO + 5, HOG_MAX_S);
+	ASSERT_LT(0, self->hog);
+	ASSERT_TRUE(victim_stuck(&self->v));
+	START("-t", "0.5", "-d", "1", "-F", "-r", "1000000",
+	      "-p", "100000000");
+	WAIT_EVENT("boost", tid);
+	EXPECT_EQ(VICTIM_PRIO + 6, json_int(self->line, "priority"));
+	self->hog2 = hog_start(self->cpu, HOG_PRIO, HOG_MAX_S);
+	ASSERT_LT(0, self->hog2);
+	WAIT_EVENT("restore", tid);
+	expect_attr(_metadata, tid, &orig);
+	EXPECT_TRUE(daemon_output_has(self->d, "cannot run on CPU"));
+	kill_and_reap(self->hog2);
+	self->hog2 = 0;
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+	expect_attr(_metadata, tid, &orig);
+}
+
+/*
  * A task changed by someone else during the boost is left alone, and
  * starvd says so. The boost is longer than the test: the change must land
  * during it (with a 1 s boost a test held up for a second, in the 6.12-rt

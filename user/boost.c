@@ -699,6 +699,28 @@ void boost_recover(struct journal *j, const char *run_dir)
  * thread home (at once if it is done; else once it has lowered its
  * task): 0, or what the job ended with.
  */
+/*
+ * An emulation thread says when its boost is over, by the end of the
+ * period that began before the boost's end. Not done later than that,
+ * it cannot run on the task's CPU: a task above it holds the CPU (one
+ * that came there after the boost began, above the holder it was raised
+ * over). The main loop then ends the job itself (fifo_worker_put()
+ * brings the thread home, where it lowers the task).
+ */
+#define WORKER_OVERDUE_SLACK_NS	(100 * NSEC_PER_MSEC)
+
+static uint64_t worker_overdue_ns(const struct booster *b,
+				  const struct boost *bo)
+{
+	return bo->end_ns + b->p.period_ns + WORKER_OVERDUE_SLACK_NS;
+}
+
+static void log_worker_overdue(const struct boost *bo)
+{
+	log_msg("the SCHED_FIFO emulation of pid %u (%s) cannot run on CPU %d (a task above the priority it was raised to holds it): lowering it from starvd's own CPUs",
+		bo->task.tid, esc_name(bo->task.comm), bo->task.cpu);
+}
+
 static int end_worker(struct booster *b, struct boost *bo)
 {
 	int ret;
@@ -966,7 +988,10 @@ int boost_run(struct booster *b, uint64_t now)
 		bool gone = false;
 
 		if (bo->worker) {
-			if (fifo_worker_done(bo->worker)) {
+			if (fifo_worker_done(bo->worker) ||
+			    now >= worker_overdue_ns(b, bo)) {
+				if (!fifo_worker_done(bo->worker))
+					log_worker_overdue(bo);
 				ret = end_worker(b, bo);
 				if (ret == -EBUSY)
 					log_changed(bo->task.tid,
@@ -1010,7 +1035,7 @@ uint64_t boost_next_event(const struct booster *b)
 		uint64_t t = bo->fifo ? bo->next_ns : bo->end_ns;
 
 		if (bo->worker)
-			continue;	/* boost_poll_fd() says when */
+			t = worker_overdue_ns(b, bo);	/* or boost_poll_fd() */
 		if (bo->restore_pending)
 			t = bo->next_ns;
 		else if (bo->fifo && !bo->raised && bo->end_ns < t)

@@ -43,6 +43,7 @@ FIXTURE(starve) {
 	bool rt_changed;
 	int cpu;
 	pid_t hog;
+	pid_t hog2;		/* a second busy loop there, or 0 */
 	pid_t bw_holder;	/* holds SCHED_DEADLINE bandwidth, or 0 */
 	struct victim v;
 	struct daemon_proc *d;
@@ -116,6 +117,8 @@ FIXTURE_SETUP(starve)
 FIXTURE_TEARDOWN(starve)
 {
 	kill_and_reap(self->hog);
+	if (self->hog2 > 0)
+		kill_and_reap(self->hog2);
 	if (self->bw_holder > 0)
 		kill_and_reap(self->bw_holder);
 	if (self->rt_changed)
