@@ -176,6 +176,8 @@ static void holder_stack_of(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, daemon_start(self->d, args));
 	ret = daemon_wait_event(self->d, "holder_stack", self->hog, EVENT_MS,
 				line, sizeof(line));
+	if (ret)
+		held_up(self->d->pid, self->hog);
 	ASSERT_EQ(0, ret) TH_LOG("no holder_stack event for %d; events:\n%sstderr:\n%s",
 				 (int)self->hog,
 				 daemon_out_tail(self->d, 4096), self->d->err);

@@ -236,10 +236,29 @@ pid_t hog_start(int cpu, int prio, int max_s)
 	uint64_t start, end, t, last;
 	pid_t pid;
 
+	int fds[2];
+	char c = 0;
+
 	keep_off_cpu(cpu);
+	if (pipe2(fds, O_CLOEXEC))
+		return -1;
 	pid = fork();
-	if (pid)
+	if (pid) {
+		/*
+		 * Back once it is on its CPU: a busy loop started next, on
+		 * the CPU this one was forked on, could keep it there, queued
+		 * before it pinned itself (seen on arm64 PREEMPT_RT), and the
+		 * test CPU would have no busy loop for a while.
+		 */
+		close(fds[1]);
+		if (pid > 0 && read(fds[0], &c, 1) != 1) {
+			waitpid(pid, NULL, 0);
+			pid = -1;
+		}
+		close(fds[0]);
 		return pid;
+	}
+	close(fds[0]);
 	die_with_parent();
 	prctl(PR_SET_NAME, "stv-hog");
 	/* Raise the priority before pinning, never the other way round. */
@@ -251,6 +270,9 @@ pid_t hog_start(int cpu, int prio, int max_s)
 		fprintf(stderr, "stv-hog: CPU %d: %s\n", cpu, strerror(errno));
 		_exit(1);
 	}
+	if (write(fds[1], &c, 1) != 1)
+		_exit(1);
+	close(fds[1]);
 	start = now_ns();
 	last = start;
 	end = start + (uint64_t)max_s * NSEC_PER_SEC;

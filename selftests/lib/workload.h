@@ -58,7 +58,8 @@ void avoid_cpu(int cpu);
  */
 void rt_hard_timers(void);
 /*
- * SCHED_FIFO @prio busy loop on @cpu for at most @max_s seconds. On
+ * SCHED_FIFO @prio busy loop on @cpu for at most @max_s seconds, its pid
+ * returned once it is there (-1 if it could not be started). On
  * PREEMPT_RT the caller is moved off @cpu (where it could run elsewhere):
  * there its own sleeps would otherwise wait for the loop to end.
  */
