@@ -695,11 +695,6 @@ void boost_recover(struct journal *j, const char *run_dir)
 }
 
 /*
- * End the job of @bo's emulation thread, if it has one, and send the
- * thread home (at once if it is done; else once it has lowered its
- * task): 0, or what the job ended with.
- */
-/*
  * An emulation thread says when its boost is over, by the end of the
  * period that began before the boost's end. Not done later than that,
  * it cannot run on the task's CPU: a task above it holds the CPU (one
@@ -717,10 +712,15 @@ static uint64_t worker_overdue_ns(const struct booster *b,
 
 static void log_worker_overdue(const struct boost *bo)
 {
-	log_msg("the SCHED_FIFO emulation of pid %u (%s) cannot run on CPU %d (a task above the priority it was raised to holds it): lowering it from starvd's own CPUs",
+	log_msg("the SCHED_FIFO emulation of pid %u (%s) cannot run on CPU %d (a task above the priority it was raised to holds it): lowering it from starvd's own CPUs; a next boost goes above that task",
 		bo->task.tid, esc_name(bo->task.comm), bo->task.cpu);
 }
 
+/*
+ * End the job of @bo's emulation thread, if it has one, and send the
+ * thread home (at once if it is done; else once it has lowered its
+ * task): 0, or what the job ended with.
+ */
 static int end_worker(struct booster *b, struct boost *bo)
 {
 	int ret;
@@ -988,9 +988,10 @@ int boost_run(struct booster *b, uint64_t now)
 		bool gone = false;
 
 		if (bo->worker) {
-			if (fifo_worker_done(bo->worker) ||
-			    now >= worker_overdue_ns(b, bo)) {
-				if (!fifo_worker_done(bo->worker))
+			bool done = fifo_worker_done(bo->worker);
+
+			if (done || now >= worker_overdue_ns(b, bo)) {
+				if (!done)
 					log_worker_overdue(bo);
 				ret = end_worker(b, bo);
 				if (ret == -EBUSY)

@@ -156,6 +156,27 @@ void detect_scan(struct detect *d, struct task_list *l,
 	r->next_wake_ns = next;
 }
 
+/* @w may hold @t's CPU: another task there, not boosted, not starvd. */
+static bool may_hold(const struct detect *d, const struct starvd_task *t,
+		     const struct starvd_task *w)
+{
+	if (w->cpu != t->cpu || w->tid == t->tid)
+		return false;
+	if (w->state == STARVD_TASK_WAITING && w->wait_ns >= t->wait_ns)
+		return false;
+	return !detect_handled(d, w->tid) &&
+	       (!d->self_tgid || w->tgid != d->self_tgid);
+}
+
+/* Is @w a stronger holder than @h: higher priority, on the CPU on a tie. */
+static bool outranks(const struct starvd_task *w, const struct starvd_task *h)
+{
+	if (!h || w->prio != h->prio)
+		return !h || w->prio < h->prio;
+	return w->state == STARVD_TASK_RUNNING &&
+	       h->state != STARVD_TASK_RUNNING;
+}
+
 /*
  * The holder is the highest-priority task on @t's CPU that runs or waits
  * there, with these exceptions:
@@ -181,27 +202,6 @@ void detect_scan(struct detect *d, struct task_list *l,
  *   task, below the loop, neither @t nor the emulation thread meant to
  *   lower it would run.
  */
-/* @w may hold @t's CPU: another task there, not boosted, not starvd. */
-static bool may_hold(const struct detect *d, const struct starvd_task *t,
-		     const struct starvd_task *w)
-{
-	if (w->cpu != t->cpu || w->tid == t->tid)
-		return false;
-	if (w->state == STARVD_TASK_WAITING && w->wait_ns >= t->wait_ns)
-		return false;
-	return !detect_handled(d, w->tid) &&
-	       (!d->self_tgid || w->tgid != d->self_tgid);
-}
-
-/* Is @w a stronger holder than @h: higher priority, on the CPU on a tie. */
-static bool outranks(const struct starvd_task *w, const struct starvd_task *h)
-{
-	if (!h || w->prio != h->prio)
-		return !h || w->prio < h->prio;
-	return w->state == STARVD_TASK_RUNNING &&
-	       h->state != STARVD_TASK_RUNNING;
-}
-
 const struct starvd_task *detect_holder(const struct detect *d,
 					const struct task_list *l,
 					int nr_cpus,

@@ -234,9 +234,8 @@ pid_t hog_start(int cpu, int prio, int max_s)
 {
 	struct sched_attr a = fifo_attr(prio);
 	uint64_t start, end, t, last;
-	pid_t pid;
-
 	int fds[2];
+	pid_t pid;
 	char c = 0;
 
 	keep_off_cpu(cpu);
