@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "escape.h"
+#include "ksym.h"
 #include "report.h"
 #include "stack.h"
 #include "util.h"
@@ -66,7 +67,7 @@ struct sample {
 struct stacks {
 	bool user;
 	const char *user_off;	/* the user note when !user */
-	int kallsyms_fd;
+	struct ksyms *ksyms;	/* the kernel's symbols, read by the worker */
 	int efd;
 	pthread_t thread;
 	bool started;
@@ -347,88 +348,19 @@ static int sample_task(struct stacks *s, pid_t tid, int cpu,
 
 /* --- kernel symbols --- */
 
-struct ksym_want {
-	uint64_t addr;
-	uint64_t start, next;	/* best symbol start, next symbol start */
-	char name[128], module[64];
-};
-
-/*
- * One pass over /proc/kallsyms for the addresses of @w (a few dozen):
- * each gets the closest text symbol at or below it, and the size up to
- * the next one. false if kallsyms gives no addresses (kptr_restrict).
- */
-static bool kallsyms_lookup(struct stacks *s, struct ksym_want *w,
-			    unsigned int n)
-{
-	int fd = s->kallsyms_fd;
-	char line[512], name[128], mod[64];
-	bool any = false;
-	unsigned int i;
-	uint64_t addr;
-	FILE *f;
-	char type;
-	int dfd;
-
-	if (fd < 0 || lseek(fd, 0, SEEK_SET) < 0)
-		return false;
-	dfd = dup(fd);
-	f = dfd < 0 ? NULL : fdopen(dfd, "r");
-	if (!f) {
-		if (dfd >= 0)
-			close(dfd);
-		return false;
-	}
-	/*
-	 * A pass reads every kernel symbol (a second or more under
-	 * emulation): starvd's stop does not wait for it to end.
-	 */
-	while (fgets(line, sizeof(line), f) &&
-	       !__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
-		char *end;
-
-		/* The address and type first: most lines end there. */
-		addr = strtoull(line, &end, 16);
-		if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
-			continue;
-		type = end[1];
-		if (addr)
-			any = true;
-		if ((type != 't' && type != 'T') || !addr)
-			continue;
-		for (i = 0; i < n; i++) {
-			if (addr <= w[i].addr && addr >= w[i].start) {
-				mod[0] = '\0';
-				if (sscanf(end + 3, "%127s [%63[^]]]", name,
-					   mod) < 1)
-					break;
-				w[i].start = addr;
-				snprintf(w[i].name, sizeof(w[i].name), "%s",
-					 name);
-				snprintf(w[i].module, sizeof(w[i].module),
-					 "%s", mod);
-			} else if (addr > w[i].addr && addr < w[i].next) {
-				w[i].next = addr;
-			}
-		}
-	}
-	fclose(f);
-	return any;
-}
-
 static void name_kernel(struct stacks *s, const struct sample *smp,
 			struct holder_stack *h)
 {
-	struct ksym_want w[STACK_MAX_FRAMES] = {};
+	struct ksym w[STACK_MAX_FRAMES] = {};
 	unsigned int i;
+	int ret;
 
-	for (i = 0; i < smp->nr_kernel; i++) {
+	for (i = 0; i < smp->nr_kernel; i++)
 		w[i].addr = smp->kernel[i];
-		w[i].next = UINT64_MAX;
-	}
 	h->nr_kernel = smp->nr_kernel;
-	if (smp->nr_kernel &&
-	    !kallsyms_lookup(s, w, smp->nr_kernel))
+	ret = smp->nr_kernel ? ksyms_name(s->ksyms, w, smp->nr_kernel,
+					  &s->stop) : 0;
+	if (ret == -ENODATA || ret == -EBADF)
 		add_once(s, h, &s->said_kallsyms,
 			 "kernel frames are shown as addresses: /proc/kallsyms gave starvd no addresses (kernel.kptr_restrict without CAP_SYSLOG when starvd started)");
 	for (i = 0; i < h->nr_kernel; i++) {
@@ -440,8 +372,7 @@ static void name_kernel(struct stacks *s, const struct sample *smp,
 		snprintf(f->symbol, sizeof(f->symbol), "%s", w[i].name);
 		snprintf(f->module, sizeof(f->module), "%s", w[i].module);
 		f->offset = f->addr - w[i].start;
-		if (w[i].next != UINT64_MAX)
-			f->size = w[i].next - w[i].start;
+		f->size = w[i].size;
 	}
 }
 
@@ -782,6 +713,12 @@ static void *worker(void *arg)
 	struct holder_stack *h;
 	uint64_t one = 1;
 
+	/*
+	 * The kernel's symbols, read now rather than for the first stack:
+	 * seconds in an emulated guest, which other holders' stacks queued
+	 * first would each have paid for.
+	 */
+	ksyms_name(s->ksyms, NULL, 0, &s->stop);
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
 		while (!s->stop && !s->nr_queued)
@@ -821,7 +758,8 @@ struct stacks *stacks_open(bool user)
 	s->user_off = !user ? "not taken (--no-user-stacks)" :
 		      "not taken: this starvd was built without libdw (LIBDW=0), or for an architecture other than x86_64, the only one whose user stacks it unwinds";
 	s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	s->kallsyms_fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	s->ksyms = ksyms_open(open("/proc/kallsyms", O_RDONLY | O_CLOEXEC),
+			      open("/proc/modules", O_RDONLY | O_CLOEXEC));
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond, NULL);
 	/* A daemon asks no network server for debug information. */
@@ -927,8 +865,7 @@ void stacks_close(struct stacks *s)
 	free(s->events);
 	if (s->efd >= 0)
 		close(s->efd);
-	if (s->kallsyms_fd >= 0)
-		close(s->kallsyms_fd);
+	ksyms_close(s->ksyms);
 	free(s);
 }
 
