@@ -425,4 +425,19 @@ TEST_F(holder, every_task_on_the_cpu_may_hold_it)
 	EXPECT_EQ(4, holder_of(self, FIFO10, 2));
 }
 
+/* starvctl cpus and top name the CPU's holder by the same rule. */
+TEST_F(holder, the_cpus_view_shows_the_higher_of_two_running)
+{
+	struct starvd_cpu cpus[2];
+
+	put(self, 3, 48, RUNNING, 0);
+	put(self, 4, 50, RUNNING, 0);
+	task_list_cpus(&self->l, cpus, 2);
+	EXPECT_EQ(3, cpus[1].curr.tid);
+	put(self, 5, 48, RUNNING, 0);
+	task_list_cpus(&self->l, cpus, 2);
+	EXPECT_EQ(5, cpus[1].curr.tid);
+	EXPECT_EQ(0, cpus[0].curr.tid);
+}
+
 TEST_HARNESS_MAIN

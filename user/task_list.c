@@ -33,8 +33,14 @@ void task_list_cpus(const struct task_list *l, struct starvd_cpu *cpus,
 		if (t->cpu < 0 || t->cpu >= nr_cpus)
 			continue;
 		cpu = &cpus[t->cpu];
+		/*
+		 * A task being switched out is still running until the
+		 * switch ends: of two, the one of higher priority holds the
+		 * CPU, as detect_holder() has it.
+		 */
 		if (t->state == STARVD_TASK_RUNNING) {
-			cpu->curr = *t;
+			if (!cpu->curr.tid || t->prio <= cpu->curr.prio)
+				cpu->curr = *t;
 			continue;
 		}
 		cpu->nr_waiters++;

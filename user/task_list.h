@@ -25,7 +25,8 @@ void task_list_free(struct task_list *l);
 /*
  * Per-CPU summary of @l into @cpus (@nr_cpus entries, indexed by CPU):
  * the number of waiters, the longest wait and the task on the CPU
- * (curr.tid 0: none seen). The counters are left 0.
+ * (curr.tid 0: none seen; of two running during a switch, the one of
+ * higher priority). The counters are left 0.
  */
 void task_list_cpus(const struct task_list *l, struct starvd_cpu *cpus,
 		    int nr_cpus);
