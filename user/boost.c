@@ -332,7 +332,7 @@ static int start_worker(struct booster *b, struct boost *bo, int prio,
 	exec0 = task_exec_ns(bo->task.tid);
 	ret = apply(b, bo);
 	if (ret) {
-		fifo_worker_put(w);
+		fifo_worker_put(w, false);
 		return ret;
 	}
 	w->tid = bo->task.tid;
@@ -718,16 +718,16 @@ static void log_worker_overdue(const struct boost *bo)
 
 /*
  * End the job of @bo's emulation thread, if it has one, and send the
- * thread home (at once if it is done; else once it has lowered its
- * task): 0, or what the job ended with.
+ * thread home (at once if it is done or @outranked; else once it has
+ * lowered its task): 0, or what the job ended with.
  */
-static int end_worker(struct booster *b, struct boost *bo)
+static int end_worker(struct booster *b, struct boost *bo, bool outranked)
 {
 	int ret;
 
 	if (!bo->worker)
 		return 0;
-	ret = fifo_worker_put(bo->worker);
+	ret = fifo_worker_put(bo->worker, outranked);
 	bo->worker = NULL;
 	bo->raised = false;
 	return ret;
@@ -785,7 +785,7 @@ static bool finish(struct booster *b, size_t i, const char *why,
 	};
 	int ret;
 
-	end_worker(b, bo);
+	end_worker(b, bo, false);
 	ret = restore_task(bo->task.tid, bo->task.comm, bo->start_time,
 			   &bo->saved, &bo->applied, NULL);
 	if (!restore_settled(ret)) {
@@ -993,7 +993,7 @@ int boost_run(struct booster *b, uint64_t now)
 			if (done || now >= worker_overdue_ns(b, bo)) {
 				if (!done)
 					log_worker_overdue(bo);
-				ret = end_worker(b, bo);
+				ret = end_worker(b, bo, !done);
 				if (ret == -EBUSY)
 					log_changed(bo->task.tid,
 						    bo->task.comm);

@@ -16,8 +16,8 @@
 
 /* Its stack: a few /proc reads deep; all of it is locked (mlockall). */
 #define WORKER_STACK	(64 * 1024)
-/* fifo_worker_put()'s waits for a thread on the task's CPU (100 us each). */
-#define PUT_HOME_AFTER	1000
+/* How long fifo_worker_put() leaves a thread on the task's CPU. */
+#define PUT_HOME_AFTER_NS	(100 * NSEC_PER_MSEC)
 
 static void notify(int fd)
 {
@@ -240,7 +240,7 @@ void fifo_pool_free(struct fifo_pool *p)
 		struct fifo_worker *w = &p->w[i];
 
 		if (w->busy)
-			fifo_worker_put(w);
+			fifo_worker_put(w, false);
 		atomic_store(&w->quit, true);
 		notify(w->job_fd);
 		pthread_join(w->thread, NULL);
@@ -322,15 +322,23 @@ void fifo_worker_start(struct fifo_worker *w)
 	notify(w->job_fd);
 }
 
-int fifo_worker_put(struct fifo_worker *w)
+int fifo_worker_put(struct fifo_worker *w, bool at_once)
 {
-	int i, ret = 0;
+	uint64_t home_ns = at_once ? 0 : now_ns() + PUT_HOME_AFTER_NS;
+	bool home = false;
+	int ret = 0;
 
 	if (w->busy) {
 		notify(w->stop_fd);
-		for (i = 0; !atomic_load(&w->done); i++) {
-			if (i == PUT_HOME_AFTER)
+		/*
+		 * By the clock, not by a count of sleeps: under emulation a
+		 * 100 us sleep can take milliseconds.
+		 */
+		while (!atomic_load(&w->done)) {
+			if (!home && now_ns() >= home_ns) {
 				send_home(w);
+				home = true;
+			}
 			usleep(100);
 		}
 		ret = w->ret;

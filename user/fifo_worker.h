@@ -97,9 +97,10 @@ static inline bool fifo_worker_done(struct fifo_worker *w)
  * and send the thread home, idle: to the CPUs and policy of the calling
  * thread (starvd's main loop). Returns what the job ended with (w->ret).
  * A thread that does not run on the task's CPU within 100 ms (something
- * above its priority holds that CPU) is sent home first, where it runs
- * once the caller waits: the wait never depends on the CPU it rescues.
+ * above its priority holds that CPU), or at once if @at_once (the caller
+ * knows it cannot), is sent home first, where it runs once the caller
+ * waits: the wait never depends on the CPU it rescues.
  */
-int fifo_worker_put(struct fifo_worker *w);
+int fifo_worker_put(struct fifo_worker *w, bool at_once);
 
 #endif
