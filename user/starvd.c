@@ -60,10 +60,9 @@ struct starvd {
 	int stage;		/* enum stage: how far start() got */
 };
 
-/* The episode whose holder a CPU's last stack is of. */
+/* A CPU's open episode, whose holder was sampled. */
 struct stack_episode {
-	uint32_t holder;	/* its tid */
-	uint64_t seen_ns;	/* the last read that found a task behind it */
+	uint32_t holder;	/* its tid; 0: no episode open */
 };
 
 enum ignore_match { NOT_IGNORED, IGNORED_THREAD, IGNORED_PROCESS };
@@ -85,26 +84,37 @@ static enum ignore_match ignored(const struct config *cfg,
 /*
  * Sample the holder of @t's CPU once an episode: for as long as the same
  * task holds that CPU with tasks starving behind it, however many they
- * are (each is reported, and with -l again every threshold, so a read
- * within two thresholds finds the episode still on). A request the
- * worker's queue has no room for is asked again at the next report.
+ * are and however often they are reported. The episode ends at a read
+ * that finds no task there waiting the threshold (end_episodes()), or
+ * when another task holds the CPU. A request the worker's queue has no
+ * room for is asked again at the next report.
  */
 static void request_stack(struct starvd *d, const struct starvd_task *t,
 			  const struct starvd_task *h)
 {
-	uint64_t now = d->tasks.read_time_ns;
 	struct stack_episode *e;
 
 	if (!d->stacks || !h || t->cpu < 0 || t->cpu >= d->backend.nr_cpus)
 		return;
 	e = &d->captured[t->cpu];
-	if (e->holder == h->tid && e->seen_ns &&
-	    now < e->seen_ns + 2 * d->cfg.threshold_ns) {
-		e->seen_ns = now;
+	if (e->holder == h->tid)
 		return;
-	}
 	if (stacks_request(d->stacks, h, t))
-		*e = (struct stack_episode){ h->tid, now };
+		e->holder = h->tid;
+}
+
+/*
+ * By what each read shows, not by the time between reports: a daemon
+ * held up for longer than a threshold (an emulated machine's stall) is
+ * no end of the starvation it watches.
+ */
+static void end_episodes(struct starvd *d)
+{
+	int c;
+
+	for (c = 0; c < d->backend.nr_cpus; c++)
+		if (d->cpus[c].max_wait_ns < d->cfg.threshold_ns)
+			d->captured[c].holder = 0;
 }
 
 static void handle_starving(struct starvd *d, const struct starvd_task *t,
@@ -194,6 +204,7 @@ static int scan(struct starvd *d)
 	if (d->cfg.verbose)
 		report_check(&d->tasks, d->backend.nr_cpus, f.cpus);
 	task_list_cpus(&d->tasks, d->cpus, d->backend.nr_cpus);
+	end_episodes(d);
 	for (i = 0; i < d->result.n; i++)
 		handle_starving(d, &d->tasks.v[d->result.starving[i]],
 				now_ns());
