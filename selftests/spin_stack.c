@@ -5,7 +5,8 @@
  * called by starvd_spin_outer(); "syscall" spins in read() of /dev/zero
  * from starvd_spin_syscall(); "deep" spins in starvd_spin_inner() below
  * 32 calls of starvd_spin_deep(), 64 KiB of stack, more than starvd
- * copies. Each ends after MAX_S seconds.
+ * copies. Each ends after MAX_S seconds. Built with SPIN_PAD_MIB, it
+ * carries that many MiB in a section it never loads.
  *
  * Usage: spin_stack user|syscall|deep MAX_S
  */
@@ -18,6 +19,15 @@
 #include <unistd.h>
 
 static volatile unsigned long sink;
+
+#ifdef SPIN_PAD_MIB
+#define STR(x)	#x
+#define XSTR(x)	STR(x)
+/* Not allocated (no "a" flag): in the file, never in memory. */
+asm(".pushsection .starvd_pad, \"\", %progbits\n"
+    ".fill " XSTR(SPIN_PAD_MIB) " * 1024 * 1024, 1, 0\n"
+    ".popsection\n");
+#endif
 
 static double now(void)
 {

@@ -9,7 +9,8 @@
  * the kernel frames of that call; --no-user-stacks gives kernel frames
  * alone; without CAP_PERFMON the capture says why, once; with -v the
  * report line is unchanged and the stack follows it, and starvctl stacks
- * shows it; every JSON line starvd prints parses.
+ * shows it; every JSON line starvd prints parses; naming a holder whose
+ * file carries 96 MiB it never loads does not read those in.
  */
 #include <grp.h>
 #include <poll.h>
@@ -291,6 +292,43 @@ TEST_F(starve, stripped_binary_gives_build_id_and_address)
 	EXPECT_EQ(offset_in_file(stripped, strtoull(addr, NULL, 16)),
 		  (long long)strtoull(json_member_str(f, "file_offset"), NULL, 16));
 	all_json_parses(_metadata, self->d);
+}
+
+/* @key's value in /proc/@pid/status, in kB; -1 if not there. */
+static long status_kb(pid_t pid, const char *key)
+{
+	char path[64], l[256];
+	long kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	while (f && kb < 0 && fgets(l, sizeof(l), f))
+		if (!strncmp(l, key, strlen(key)))
+			kb = atol(l + strlen(key));
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/*
+ * Naming reads what it needs of a binary, not all of it: starvd's memory
+ * is locked (mlockall), so a file mapped whole would be read in and
+ * locked whole, here the 96 MiB the holder carries and never loads.
+ */
+TEST_F(starve, binary_is_not_read_whole)
+{
+	const char *big = test_path("spin_stack-big");
+	long hwm;
+
+	holder_stack_of(_metadata, self, big, "user", "--stacks", NULL);
+	NEED_USER_FRAMES();
+	EXPECT_LE(0, frame_named(FRAMES("user_stack"), "starvd_spin_inner"))
+		TH_LOG("starvd_spin_inner not in %s", line);
+	hwm = status_kb(self->d->pid, "VmHWM:");
+	ASSERT_LT(0, hwm);
+	EXPECT_GT(96 * 1024, hwm)
+		TH_LOG("starvd's peak resident memory: %ld kB", hwm);
 }
 
 /* Spinning in read(): the kernel frames of that call, then the caller. */

@@ -444,11 +444,41 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 						    DWARF_CB_ABORT;
 }
 
-static char *debuginfo_path;
+/*
+ * The holder's binaries, opened by libdwfl's own finder, then read with
+ * ELF_C_READ: left to itself libdwfl maps each file whole, and starvd's
+ * mlockall(MCL_FUTURE) would then read in and lock all of it, however
+ * large; read, only the headers and the sections used (.eh_frame, the
+ * symbols, the build ID note) are.
+ */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *name,
+		    Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	int fd = dwfl_linux_proc_find_elf(mod, userdata, name, base,
+					  file_name, elfp);
+
+	if (fd >= 0 && !*elfp)
+		*elfp = elf_begin(fd, ELF_C_READ, NULL);
+	return fd;
+}
+
+/*
+ * Separate debug files are not looked for: libdwfl can only map those
+ * whole (above), and one can be many times the size of its program.
+ * Frames are named from the binaries' own symbols, else given as build
+ * ID and offset, which a debuginfod client or eu-addr2line takes.
+ */
+static int find_no_debuginfo(Dwfl_Module *mod, void **userdata,
+			     const char *name, Dwarf_Addr base,
+			     const char *file_name, const char *debuglink,
+			     GElf_Word crc, char **debuginfo_file_name)
+{
+	return -1;
+}
+
 static const Dwfl_Callbacks proc_callbacks = {
-	.find_elf = dwfl_linux_proc_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.debuginfo_path = &debuginfo_path,
+	.find_elf = find_elf,
+	.find_debuginfo = find_no_debuginfo,
 };
 
 /* The holder's mappings; NULL (and why in @note) if unreadable. */
