@@ -144,7 +144,7 @@ TEST_F_TIMEOUT(starve, sigkill_then_changed_by_someone_else, 40)
 
 	if (!kill_mid_boost(_metadata, self))
 		return;
-	ASSERT_EQ(0, sched_setattr_tid(tid, &mine));
+	ASSERT_EQ(0, set_attr_as_starvd_would(tid, &mine));
 	restart(_metadata, self, "was changed by someone else");
 	expect_attr(_metadata, tid, &mine);
 	EXPECT_NE(0, access(journal_file(tid), F_OK));

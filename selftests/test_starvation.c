@@ -634,7 +634,7 @@ static void change_during_boost(struct __test_metadata *_metadata,
 		EXPECT_TRUE(sched_attr_same(&cur, &orig))
 			TH_LOG("the SCHED_FIFO emulation boost was never lowered");
 	}
-	ASSERT_EQ(0, sched_setattr_tid(tid, &mine));
+	ASSERT_EQ(0, set_attr_as_starvd_would(tid, &mine));
 	/* -F: said at the next raise, a period (1 s) on, not at the stop. */
 	if (fifo)
 		EXPECT_TRUE(daemon_wait_output(self->d, "changed by someone else",

@@ -536,6 +536,17 @@ void kill_and_reap(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
+int set_attr_as_starvd_would(pid_t tid, const struct sched_attr *to)
+{
+	struct sched_attr cur;
+
+	if (!sched_getattr_tid(tid, &cur) &&
+	    cur.sched_policy == SCHED_DEADLINE &&
+	    to->sched_policy != SCHED_DEADLINE)
+		return sched_setattr_leave_deadline(tid, &cur, to);
+	return sched_setattr_tid(tid, to);
+}
+
 void victim_stop(struct victim *v)
 {
 	struct sched_attr other = other_attr(0);
@@ -546,7 +557,7 @@ void victim_stop(struct victim *v)
 	 * exit takes tens of seconds in a TCG guest. Exit as SCHED_OTHER.
 	 */
 	if (v->st && v->st != MAP_FAILED && v->st->tid)
-		sched_setattr_tid(v->st->tid, &other);
+		set_attr_as_starvd_would(v->st->tid, &other);
 	kill_and_reap(v->pid);
 	v->pid = 0;
 	if (v->st && v->st != MAP_FAILED)

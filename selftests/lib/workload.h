@@ -89,6 +89,16 @@ int victim_start(const struct victim_spec *spec, struct victim *v);
  */
 pid_t stop_hog_start(const struct victim_spec *spec, struct victim *v,
 		     int prio, int max_s);
+/*
+ * Set @to on @tid; out of SCHED_DEADLINE as starvd leaves it, giving the
+ * bandwidth back at once. A task that leaves the class in one step, or
+ * dies in it, keeps its bandwidth until its 0-lag time, which a boost's
+ * overrun puts minutes away; RT throttling toggled meanwhile (the next
+ * test's set-up) then breaks the kernel's total until the next root
+ * domain rebuild (docs/kernel-behaviours.md), and every later test that
+ * turns throttling on fails with EBUSY.
+ */
+int set_attr_as_starvd_would(pid_t tid, const struct sched_attr *to);
 void victim_stop(struct victim *v);
 /* When the wait that was going on at @t began (0 if not known). */
 uint64_t victim_wait_start(const struct victim *v, uint64_t sleep_ns,
