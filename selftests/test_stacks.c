@@ -514,6 +514,22 @@ TEST_F(starve, filtered_perf_event_open_says_so)
 		TH_LOG("said: %s", got[0].once_note);
 }
 
+/* The event of @line, its task, and the holder it names: a diagnosis. */
+static void log_holder_of(struct __test_metadata *_metadata, const char *line)
+{
+	const char *h = strstr(line, "\"holder\":{");
+	char ev[32], comm[32], hcomm[32] = "";
+
+	json_str(line, "event", ev, sizeof(ev));
+	json_str(line, "comm", comm, sizeof(comm));
+	if (h)
+		json_str(h, "comm", hcomm, sizeof(hcomm));
+	TH_LOG("%s %s/%lld at %lld holder %s/%lld", ev, comm,
+	       (long long)json_int(line, "tid"),
+	       (long long)json_int(line, "time_ns"), hcomm,
+	       h ? (long long)json_int(h, "tid") : 0LL);
+}
+
 /*
  * One capture an episode: two victims starve behind the holder (and, on
  * kernels without the fair server or with PREEMPT_RT, kernel threads of
@@ -549,7 +565,49 @@ TEST_F(starve, one_capture_an_episode)
 				  sizeof(line)))
 		n++;
 	EXPECT_EQ(1, n) TH_LOG("%d holder_stack events for one holder", n);
+	if (n != 1) {
+		/* Which holders each report named, in the order seen. */
+		self->d->out_pos = 0;
+		while (!daemon_wait_event(self->d, NULL, 0, 0, line,
+					  sizeof(line)))
+			log_holder_of(_metadata, line);
+	}
 	victim_stop(&v2);
+}
+
+/*
+ * A holder preempted at a read by a task of higher priority (an IRQ
+ * thread on PREEMPT_RT, FIFO 50, runs in front of a FIFO 49 loop) is
+ * not sampled again when it has the CPU back: the episode lasts while
+ * tasks starve there, and each of its holders is sampled once.
+ */
+TEST_F(starve, a_holder_back_after_a_preemption_is_not_sampled_again)
+{
+	pid_t above;
+	int i, n = 0;
+
+	holder_stack_of(_metadata, self, test_path("spin_stack-fp"), "user",
+			"--stacks", NULL);
+	/* Until a read has seen it hold the CPU: its stack is taken. */
+	above = hog_start(self->cpu, HOG_PRIO + 11, 60);
+	ASSERT_LT(0, above);
+	EXPECT_EQ(0, daemon_wait_event(self->d, "holder_stack", above,
+				       EVENT_MS, line, sizeof(line)))
+		TH_LOG("no holder_stack event for the loop above the holder");
+	kill_and_reap(above);
+	/* Reported twice more: the second from a read after the kill. */
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ(0, daemon_wait_event(self->d, "starving",
+					       self->v.st->tid, EVENT_MS,
+					       line, sizeof(line)));
+	EXPECT_EQ(self->hog, json_int(strstr(line, "\"holder\":{") ?: "",
+				      "tid"))
+		TH_LOG("not behind the holder again: %s", line);
+	self->d->out_pos = 0;
+	while (!daemon_wait_event(self->d, "holder_stack", self->hog, 0, line,
+				  sizeof(line)))
+		n++;
+	EXPECT_EQ(1, n) TH_LOG("%d holder_stack events for the holder", n);
 }
 
 /*

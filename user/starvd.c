@@ -60,9 +60,15 @@ struct starvd {
 	int stage;		/* enum stage: how far start() got */
 };
 
-/* A CPU's open episode, whose holder was sampled. */
+/*
+ * A CPU's open episode: the holders sampled in it, the last one last.
+ * More than one when a task of higher priority took the CPU at a read
+ * (an IRQ thread on PREEMPT_RT, a stopper thread) and gave it back.
+ */
+#define EPISODE_HOLDERS 4
+
 struct stack_episode {
-	uint32_t holder;	/* its tid; 0: no episode open */
+	uint32_t holder[EPISODE_HOLDERS];	/* tids; 0: none */
 };
 
 enum ignore_match { NOT_IGNORED, IGNORED_THREAD, IGNORED_PROCESS };
@@ -82,25 +88,32 @@ static enum ignore_match ignored(const struct config *cfg,
 }
 
 /*
- * Sample the holder of @t's CPU once an episode: for as long as the same
- * task holds that CPU with tasks starving behind it, however many they
- * are and however often they are reported. The episode ends at a read
- * that finds no task there waiting the threshold (end_episodes()), or
- * when another task holds the CPU. A request the worker's queue has no
- * room for is asked again at the next report.
+ * Sample each holder of @t's CPU once an episode: for as long as tasks
+ * starve there, however many they are and however often they are
+ * reported, and whoever held the CPU at the reads between (a holder
+ * preempted for a moment is not sampled again when it is back). The
+ * episode ends at a read that finds no task there waiting the threshold
+ * (end_episodes()). A request the worker's queue has no room for is
+ * asked again at the next report.
  */
 static void request_stack(struct starvd *d, const struct starvd_task *t,
 			  const struct starvd_task *h)
 {
 	struct stack_episode *e;
+	int i;
 
 	if (!d->stacks || !h || t->cpu < 0 || t->cpu >= d->backend.nr_cpus)
 		return;
 	e = &d->captured[t->cpu];
-	if (e->holder == h->tid)
+	for (i = 0; i < EPISODE_HOLDERS; i++)
+		if (e->holder[i] == h->tid)
+			return;
+	if (!stacks_request(d->stacks, h, t))
 		return;
-	if (stacks_request(d->stacks, h, t))
-		e->holder = h->tid;
+	/* Full: the one sampled first makes room. */
+	memmove(e->holder, e->holder + 1,
+		(EPISODE_HOLDERS - 1) * sizeof(e->holder[0]));
+	e->holder[EPISODE_HOLDERS - 1] = h->tid;
 }
 
 /*
@@ -114,7 +127,7 @@ static void end_episodes(struct starvd *d)
 
 	for (c = 0; c < d->backend.nr_cpus; c++)
 		if (d->cpus[c].max_wait_ns < d->cfg.threshold_ns)
-			d->captured[c].holder = 0;
+			memset(&d->captured[c], 0, sizeof(d->captured[c]));
 }
 
 static void handle_starving(struct starvd *d, const struct starvd_task *t,
