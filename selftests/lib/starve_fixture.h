@@ -10,6 +10,7 @@
 #define STARVD_TEST_STARVE_FIXTURE_H
 
 #include <errno.h>
+#include <execinfo.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,46 @@ static inline pid_t hog_before_starvd(FIXTURE_DATA(starve) *self, int prio)
 	return hog_start(self->cpu, prio, HOG_MAX_S);
 }
 
+/* What about_to_time_out() shows: the test's starvd and victim. */
+static struct daemon_proc *watched_daemon;
+static pid_t watched_victim;
+
+static inline void held_up(pid_t daemon, pid_t tid);
+
+/*
+ * A few seconds before the harness kills a test that overran: where the
+ * test waits (its own frames: addresses for addr2line -e on the test),
+ * starvd and the victim, and what is stuck. Not async-signal-safe: it
+ * runs once, when the test is about to be killed anyway.
+ */
+static void about_to_time_out(int sig)
+{
+	static const char msg[] =
+		"# about to time out; where the test waits:\n";
+	void *frames[32];
+	int n;
+
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		return;
+	n = backtrace(frames, 32);
+	backtrace_symbols_fd(frames, n, STDERR_FILENO);
+	held_up(watched_daemon ? watched_daemon->pid : 0, watched_victim);
+}
+
+static inline void watch_for_timeout(struct __test_metadata *_metadata,
+				     struct daemon_proc *d, pid_t victim)
+{
+	void *frame;
+
+	if (_metadata->timeout <= 10)
+		return;
+	watched_daemon = d;
+	watched_victim = victim;
+	backtrace(&frame, 1);	/* loads libgcc_s now, not in the handler */
+	signal(SIGALRM, about_to_time_out);
+	alarm(_metadata->timeout - 5);
+}
+
 FIXTURE_SETUP(starve)
 {
 	struct victim_spec spec = {
@@ -89,6 +130,7 @@ FIXTURE_SETUP(starve)
 	ASSERT_TRUE(NULL != self->d);
 	spec.cpu = self->cpu;
 	ASSERT_EQ(0, victim_start(&spec, &self->v));
+	watch_for_timeout(_metadata, self->d, self->v.st->tid);
 	self->hog = hog_before_starvd(self, HOG_PRIO);
 	ASSERT_LT(0, self->hog);
 	t0 = now_ns();
@@ -189,8 +231,10 @@ static inline void add_victim(struct __test_metadata *_metadata,
 /* A wait for starvd failed: where it is, @tid (if any), and what is stuck. */
 static inline void held_up(pid_t daemon, pid_t tid)
 {
-	fprintf(stderr, "# starvd:\n");
-	task_where(daemon);
+	if (daemon) {
+		fprintf(stderr, "# starvd:\n");
+		task_where(daemon);
+	}
 	if (tid) {
 		fprintf(stderr, "# task %d:\n", (int)tid);
 		task_where(tid);
