@@ -171,6 +171,37 @@ TEST(hidden_addresses_say_so)
 	ksyms_close(k);
 }
 
+/*
+ * Without a table (here /proc/modules cannot be read) every address is
+ * still named, by a pass over the file, and the table's error is kept for
+ * starvd to say what each stack costs.
+ */
+TEST(no_table_names_by_a_pass_and_says_why)
+{
+	struct ksyms *k = ksyms_open(file_of(KALLSYMS),
+				     open("/", O_RDONLY | O_DIRECTORY));
+	struct ksym w = { .addr = 0xffffffffc0000088 };
+
+	ASSERT_NE(NULL, k);
+	EXPECT_EQ(0, ksyms_name(k, &w, 1, NULL));
+	EXPECT_STREQ("foo_poll", w.name);
+	EXPECT_STREQ("foo", w.module);
+	EXPECT_EQ(-EISDIR, ksyms_table_error(k));
+	EXPECT_EQ(0, ksyms_bytes(k));
+	ksyms_close(k);
+}
+
+TEST(not_opened_says_so)
+{
+	struct ksyms *k = ksyms_open(-1, -1);
+	struct ksym w = { .addr = 0xffffffff81000100 };
+
+	ASSERT_NE(NULL, k);
+	EXPECT_EQ(-EBADF, ksyms_name(k, &w, 1, NULL));
+	EXPECT_STREQ("", w.name);
+	ksyms_close(k);
+}
+
 /* --- the running kernel --- */
 
 struct sym {

@@ -22,7 +22,10 @@ struct ksyms {
 	int kallsyms_fd, modules_fd;
 	bool hidden;		/* the file shows no addresses: for good */
 	bool loaded;
+	int table_err;		/* why the last (re)read failed; 0: it did not */
 	uint64_t modules_sig;	/* of /proc/modules when the table was read */
+	bool *todo;		/* ksyms_name()'s, kept for the next call */
+	unsigned int todo_cap;
 	struct ent *ent;
 	size_t nr, cap;
 	char *pool;
@@ -134,10 +137,19 @@ static int modules_read(int fd, struct modules *m)
 		if (!p) {
 			fclose(f);
 			free(m->name);
+			m->name = NULL;
 			return -ENOMEM;
 		}
 		m->name = p;
 		memcpy(m->name[m->nr++], name, sizeof(name));
+	}
+	if (ferror(f)) {
+		int err = errno ? errno : EIO;
+
+		fclose(f);
+		free(m->name);
+		m->name = NULL;
+		return -err;
 	}
 	fclose(f);
 	return 0;
@@ -298,11 +310,12 @@ static int table_fresh(struct ksyms *k, const bool *stop)
 	if (k->hidden)
 		return -ENODATA;
 	ret = modules_read(k->modules_fd, &m);
-	if (ret)
-		return ret;
-	if (!k->loaded || m.sig != k->modules_sig)
+	if (!ret && (!k->loaded || m.sig != k->modules_sig))
 		ret = table_read(k, &m, stop);
 	free(m.name);
+	/* Stopped is not failed: the next call reads it again. */
+	if (ret != -ENODATA && ret != -EINTR)
+		k->table_err = ret;
 	return ret;
 }
 
@@ -404,7 +417,7 @@ int ksyms_name(struct ksyms *k, struct ksym *w, unsigned int n,
 	       const bool *stop)
 {
 	unsigned int i, left = 0;
-	bool *todo;
+	bool fresh;
 	int ret;
 
 	if (!k || k->kallsyms_fd < 0)
@@ -414,20 +427,33 @@ int ksyms_name(struct ksyms *k, struct ksym *w, unsigned int n,
 
 		w[i] = (struct ksym){ .addr = addr };
 	}
-	/* Without a table (no memory, say) each stack takes a pass. */
+	/*
+	 * Without a fresh table (no memory, say: ksyms_table_error()), each
+	 * stack takes a pass: an old one may name a module's address after
+	 * another that was loaded there since.
+	 */
 	ret = table_fresh(k, stop);
 	if (ret == -ENODATA || !n)
 		return ret == -ENODATA ? ret : 0;
-	todo = calloc(n, sizeof(*todo));
-	if (!todo)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		todo[i] = !k->loaded || !table_name(k, &w[i]);
-		left += todo[i];
+	fresh = !ret;
+	if (n > k->todo_cap) {
+		bool *todo = realloc(k->todo, n * sizeof(*todo));
+
+		if (!todo)
+			return -ENOMEM;
+		k->todo = todo;
+		k->todo_cap = n;
 	}
-	ret = left && !file_name(k, w, n, todo, stop) ? -ENODATA : 0;
-	free(todo);
-	return ret;
+	for (i = 0; i < n; i++) {
+		k->todo[i] = !fresh || !table_name(k, &w[i]);
+		left += k->todo[i];
+	}
+	return left && !file_name(k, w, n, k->todo, stop) ? -ENODATA : 0;
+}
+
+int ksyms_table_error(const struct ksyms *k)
+{
+	return k ? k->table_err : -EBADF;
 }
 
 size_t ksyms_bytes(const struct ksyms *k)
@@ -440,6 +466,7 @@ void ksyms_close(struct ksyms *k)
 	if (!k)
 		return;
 	table_free(k);
+	free(k->todo);
 	if (k->kallsyms_fd >= 0)
 		close(k->kallsyms_fd);
 	if (k->modules_fd >= 0)

@@ -37,11 +37,17 @@ struct ksyms;
 struct ksyms *ksyms_open(int kallsyms_fd, int modules_fd);
 /*
  * Name the @n addresses of @w. 0; -ENODATA if the file gives no
- * addresses (kptr_restrict for the opener); -errno. A long read ends
- * early, with names missing, once *@stop is true.
+ * addresses (kptr_restrict for the opener); -EBADF if it was not open;
+ * -ENOMEM. A long read ends early, with names missing, once *@stop is
+ * true. Not thread-safe: one caller at a time.
  */
 int ksyms_name(struct ksyms *k, struct ksym *w, unsigned int n,
 	       const bool *stop);
+/*
+ * Why the table could not be read at the last try (-errno), or 0: until
+ * it can, each call to ksyms_name() costs a pass over the file.
+ */
+int ksyms_table_error(const struct ksyms *k);
 /* Bytes held by the table, for the log; 0 before the first read. */
 size_t ksyms_bytes(const struct ksyms *k);
 void ksyms_close(struct ksyms *k);

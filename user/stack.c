@@ -68,6 +68,7 @@ struct stacks {
 	bool user;
 	const char *user_off;	/* the user note when !user */
 	struct ksyms *ksyms;	/* the kernel's symbols, read by the worker */
+	int kallsyms_err;	/* why /proc/kallsyms did not open, or 0 */
 	int efd;
 	pthread_t thread;
 	bool started;
@@ -80,7 +81,7 @@ struct stacks {
 	struct holder_stack *done[MAX_QUEUED];
 	unsigned int nr_done;
 	/* The worker's own. */
-	bool said_perf, said_kallsyms, said_maps;
+	bool said_perf, said_kallsyms, said_table, said_maps;
 	struct cpu_event *events;	/* one a CPU sampled so far */
 	unsigned int nr_events;
 #if HAVE_UNWIND
@@ -360,9 +361,21 @@ static void name_kernel(struct stacks *s, const struct sample *smp,
 	h->nr_kernel = smp->nr_kernel;
 	ret = smp->nr_kernel ? ksyms_name(s->ksyms, w, smp->nr_kernel,
 					  &s->stop) : 0;
-	if (ret == -ENODATA || ret == -EBADF)
+	if (ret == -ENODATA)
 		add_once(s, h, &s->said_kallsyms,
 			 "kernel frames are shown as addresses: /proc/kallsyms gave starvd no addresses (kernel.kptr_restrict without CAP_SYSLOG when starvd started)");
+	else if (ret == -EBADF)
+		add_once(s, h, &s->said_kallsyms,
+			 "kernel frames are shown as addresses: starvd could not open /proc/kallsyms when it started (%s); mount /proc, and restart starvd",
+			 strerror(s->kallsyms_err ? s->kallsyms_err : ENOMEM));
+	else if (ret < 0)
+		add_once(s, h, &s->said_kallsyms,
+			 "kernel frames are shown as addresses: naming them failed (%s)",
+			 strerror(-ret));
+	else if (smp->nr_kernel && ksyms_table_error(s->ksyms))
+		add_once(s, h, &s->said_table,
+			 "each stack's kernel frames cost a pass over /proc/kallsyms: starvd could not keep its symbols (%s)",
+			 strerror(-ksyms_table_error(s->ksyms)));
 	for (i = 0; i < h->nr_kernel; i++) {
 		struct stack_frame *f = &h->kernel[i];
 
@@ -780,6 +793,7 @@ bool stacks_unwind_supported(void)
 struct stacks *stacks_open(bool user)
 {
 	struct stacks *s = calloc(1, sizeof(*s));
+	int fd;
 
 	if (!s)
 		return NULL;
@@ -788,8 +802,9 @@ struct stacks *stacks_open(bool user)
 	s->user_off = !user ? "not taken (--no-user-stacks)" :
 		      "not taken: this starvd was built without libdw (LIBDW=0), or for an architecture other than x86_64, the only one whose user stacks it unwinds";
 	s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	s->ksyms = ksyms_open(open("/proc/kallsyms", O_RDONLY | O_CLOEXEC),
-			      open("/proc/modules", O_RDONLY | O_CLOEXEC));
+	fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	s->kallsyms_err = fd < 0 ? errno : 0;
+	s->ksyms = ksyms_open(fd, open("/proc/modules", O_RDONLY | O_CLOEXEC));
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond, NULL);
 	/* A daemon asks no network server for debug information. */
