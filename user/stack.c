@@ -364,18 +364,21 @@ static void name_kernel(struct stacks *s, const struct sample *smp,
 	if (ret == -ENODATA)
 		add_once(s, h, &s->said_kallsyms,
 			 "kernel frames are shown as addresses: /proc/kallsyms gave starvd no addresses (kernel.kptr_restrict without CAP_SYSLOG when starvd started)");
-	else if (ret == -EBADF)
+	else if (ret == -EBADF && s->kallsyms_err)
 		add_once(s, h, &s->said_kallsyms,
 			 "kernel frames are shown as addresses: starvd could not open /proc/kallsyms when it started (%s); mount /proc, and restart starvd",
-			 strerror(s->kallsyms_err ? s->kallsyms_err : ENOMEM));
+			 strerror(s->kallsyms_err));
 	else if (ret < 0)
 		add_once(s, h, &s->said_kallsyms,
-			 "kernel frames are shown as addresses: naming them failed (%s)",
-			 strerror(-ret));
+			 "kernel frames are shown as addresses: no memory to name them (%s); raise starvd's LimitMEMLOCK= or MemoryMax=, and restart it",
+			 strerror(ret == -EBADF ? ENOMEM : -ret));
 	else if (smp->nr_kernel && ksyms_table_error(s->ksyms))
 		add_once(s, h, &s->said_table,
-			 "each stack's kernel frames cost a pass over /proc/kallsyms: starvd could not keep its symbols (%s)",
-			 strerror(-ksyms_table_error(s->ksyms)));
+			 "each stack's kernel frames cost a pass over /proc/kallsyms: starvd could not keep its symbols (%s); %s",
+			 strerror(-ksyms_table_error(s->ksyms)),
+			 ksyms_table_error(s->ksyms) == -ENOMEM ?
+			 "raise starvd's LimitMEMLOCK= or MemoryMax=, and restart it" :
+			 "check that /proc/modules is readable");
 	for (i = 0; i < h->nr_kernel; i++) {
 		struct stack_frame *f = &h->kernel[i];
 
