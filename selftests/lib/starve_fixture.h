@@ -62,11 +62,23 @@ static inline pid_t hog_before_starvd(FIXTURE_DATA(starve) *self, int prio)
 	return hog_start(self->cpu, prio, HOG_MAX_S);
 }
 
+/* A wait for starvd failed: where it is, @tid (if any), and what is stuck. */
+static inline void held_up(pid_t daemon, pid_t tid)
+{
+	if (daemon) {
+		fprintf(stderr, "# starvd:\n");
+		task_where(daemon);
+	}
+	if (tid) {
+		fprintf(stderr, "# task %d:\n", (int)tid);
+		task_where(tid);
+	}
+	tasks_held_up();
+}
+
 /* What about_to_time_out() shows: the test's starvd and victim. */
 static struct daemon_proc *watched_daemon;
 static pid_t watched_victim;
-
-static inline void held_up(pid_t daemon, pid_t tid);
 
 /*
  * A few seconds before the harness kills a test that overran: where the
@@ -227,20 +239,6 @@ static inline void add_victim(struct __test_metadata *_metadata,
 	const char *const _args[] = { __VA_ARGS__, NULL }; \
 	ASSERT_EQ(0, daemon_start(self->d, _args)); \
 } while (0)
-
-/* A wait for starvd failed: where it is, @tid (if any), and what is stuck. */
-static inline void held_up(pid_t daemon, pid_t tid)
-{
-	if (daemon) {
-		fprintf(stderr, "# starvd:\n");
-		task_where(daemon);
-	}
-	if (tid) {
-		fprintf(stderr, "# task %d:\n", (int)tid);
-		task_where(tid);
-	}
-	tasks_held_up();
-}
 
 /* starvd started: its start-up line. */
 #define WAIT_STARTED() do { \
