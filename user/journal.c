@@ -16,9 +16,11 @@
 
 #define ATTR_FMT "%" PRIu32 " %" PRIu64 " %" PRId32 " %" PRIu32 " %" \
 		 PRIu64 " %" PRIu64 " %" PRIu64
-#define ATTR_ARGS(a) (a).sched_policy, (a).sched_flags, (a).sched_nice, \
-		     (a).sched_priority, (a).sched_runtime, \
-		     (a).sched_deadline, (a).sched_period
+/* The 64-bit fields are __u64 where the system defines struct sched_attr. */
+#define ATTR_ARGS(a) (a).sched_policy, (uint64_t)(a).sched_flags, \
+		     (a).sched_nice, (a).sched_priority, \
+		     (uint64_t)(a).sched_runtime, (uint64_t)(a).sched_deadline, \
+		     (uint64_t)(a).sched_period
 
 int journal_open(struct journal *j, const char *run_dir)
 {
@@ -30,7 +32,7 @@ int journal_open(struct journal *j, const char *run_dir)
 	ret = mkdir_p(path);
 	if (ret)
 		return ret;
-	j->dir_fd = open(path, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+	j->dir_fd = open(path, O_DIRECTORY | O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	return j->dir_fd < 0 ? -errno : 0;
 }
 
@@ -204,7 +206,8 @@ int journal_load(struct journal *j, struct journal_entry **v, size_t *n)
 
 		if (de->d_name[0] == '.')
 			continue;
-		efd = openat(j->dir_fd, de->d_name, O_RDONLY | O_CLOEXEC);
+		efd = openat(j->dir_fd, de->d_name,
+			     O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		if (efd < 0)
 			continue;
 		len = read(efd, buf, sizeof(buf) - 1);

@@ -3,6 +3,7 @@
 #ifndef STARVD_SCHED_ATTR_H
 #define STARVD_SCHED_ATTR_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,7 +18,13 @@
 /* A kernel prio (struct starvd_task's) below this is a real-time task's. */
 #define MAX_RT_PRIO	100
 
-/* glibc 2.36 has no sched_attr; this is the VER1 layout (56 bytes). */
+/*
+ * struct sched_attr is the system's where it has one: <linux/sched/types.h>
+ * defines it with SCHED_ATTR_SIZE_VER0, and glibc 2.41's <sched.h> includes
+ * that header or defines both itself. glibc 2.36 and older have neither:
+ * this is the kernel's VER1 layout (56 bytes).
+ */
+#ifndef SCHED_ATTR_SIZE_VER0
 struct sched_attr {
 	uint32_t size;
 	uint32_t sched_policy;
@@ -30,6 +37,7 @@ struct sched_attr {
 	uint32_t sched_util_min;
 	uint32_t sched_util_max;
 };
+#endif
 
 int sched_getattr_tid(pid_t tid, struct sched_attr *attr);
 int sched_setattr_tid(pid_t tid, const struct sched_attr *attr);
