@@ -42,7 +42,8 @@ LDLIBS		+= $(or $(shell $(PKG_CONFIG) --libs json-c 2>/dev/null),-ljson-c)
 USER_OBJS	:= util cpuset sched_attr options log task_list backend \
 		   backend_netlink proc detect journal boost report read_retry \
 		   daemon throttle status_file metrics starvctl_args caps \
-		   escalate hrtick json event escape fifo_worker ksym stack
+		   escalate hrtick json event escape fifo_worker ksym stack \
+		   run_dir
 ifeq ($(BPF),1)
 USER_OBJS	+= backend_bpf
 LDLIBS		+= -lbpf -lelf -lz

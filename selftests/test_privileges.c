@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <grp.h>
 #include <limits.h>
 #include <sched.h>
@@ -29,6 +30,9 @@
 
 #include "lib/daemon_proc.h"
 #include "lib/workload.h"
+#include "journal.h"
+#include "proc.h"
+#include "throttle.h"
 #include "util.h"
 
 /*
@@ -952,6 +956,251 @@ TEST(unit_sandbox_exposure)
 	check_unit(_metadata, "starvd.service", UNIT_EXPOSURE_MAX);
 	check_unit(_metadata, "starvd-metrics.service",
 		   METRICS_UNIT_EXPOSURE_MAX);
+}
+
+/*
+ * The run directory (docs/security.md, "The run directory"): starvd acts
+ * as root on what it reads back from it (a journal entry becomes a
+ * sched_setattr(), rt_runtime_us.saved a write to sched_rt_runtime_us),
+ * so a directory or file that someone else can write is refused, by name,
+ * owner and mode, before anything is applied. Each test plants an entry
+ * that gives a task of nobody's SCHED_FIFO 99, and checks the task stays
+ * SCHED_OTHER.
+ */
+FIXTURE(hostile) {
+	char dir[64];		/* mkdtemp(): root's, 0700 */
+	char parent[96];	/* <dir>/p: root's, 0755 */
+	char run[128];		/* <dir>/p/run: the run directory, 0700 */
+	char boosts[160];	/* <run>/boosts, 0700 */
+	char entry[192];	/* <boosts>/<victim> */
+	char out[8192];
+	pid_t victim;
+	long rt_before, rt_saved;
+	bool rt_changed;
+};
+
+FIXTURE_SETUP(hostile)
+{
+	if (geteuid())
+		SKIP(return, "needs root");
+	snprintf(self->dir, sizeof(self->dir), "/tmp/starvd-rundir.XXXXXX");
+	ASSERT_TRUE(NULL != mkdtemp(self->dir));
+	snprintf(self->parent, sizeof(self->parent), "%s/p", self->dir);
+	snprintf(self->run, sizeof(self->run), "%s/run", self->parent);
+	snprintf(self->boosts, sizeof(self->boosts), "%s/boosts", self->run);
+	ASSERT_EQ(0, mkdir(self->parent, 0755));
+	ASSERT_EQ(0, mkdir(self->run, 0700));
+	ASSERT_EQ(0, mkdir(self->boosts, 0700));
+	self->victim = nobody_sleeper();
+	ASSERT_LT(0, self->victim);
+	snprintf(self->entry, sizeof(self->entry), "%s/%d", self->boosts,
+		 (int)self->victim);
+	ASSERT_EQ(0, rt_runtime_read(&self->rt_before));
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag,
+		      struct FTW *ftw)
+{
+	remove(path);
+	return 0;
+}
+
+FIXTURE_TEARDOWN(hostile)
+{
+	if (self->victim > 0) {
+		kill(self->victim, SIGKILL);
+		waitpid(self->victim, NULL, 0);
+	}
+	if (self->rt_changed)
+		rt_throttle_restore(self->rt_saved);
+	if (self->dir[0] == '/')
+		nftw(self->dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/*
+ * Write at @path a journal entry that "restores" the victim to SCHED_FIFO
+ * 99, as someone who can write there would; owned by @uid, mode @mode.
+ */
+static int plant_entry(pid_t victim, const char *path, uid_t uid,
+		       mode_t mode)
+{
+	struct journal_entry e = {
+		.tid = victim,
+		.start_time = task_start_time(victim),
+		.comm = "sleep",
+		.saved = { .size = sizeof(e.saved),
+			   .sched_policy = SCHED_FIFO, .sched_priority = 99 },
+		.applied = { .size = sizeof(e.applied) },
+	};
+	char buf[512];
+	int fd, n;
+
+	n = journal_format(&e, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, buf, n) != n || fchown(fd, uid, -1) ||
+	    fchmod(fd, mode)) {
+		close(fd);
+		return -EIO;
+	}
+	return close(fd) ? -errno : 0;
+}
+
+/*
+ * starvd with @args (NULL-terminated) exits 1 saying each of @say
+ * (NULL-terminated), and nothing is applied: the victim stays SCHED_OTHER,
+ * sched_rt_runtime_us as it was. Stopped after RUN_HUNG_MS if it starts
+ * instead (as it did).
+ */
+static void expect_refused(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(hostile) *self,
+			   const char *const *args, const char *const *say)
+{
+	const char *argv[16] = { bin_path("starvd") };
+	size_t n = 1;
+	long rt;
+
+	while (*args && n < ARRAY_SIZE(argv) - 1)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	EXPECT_EQ(1, run_capture_for(argv, self->out, sizeof(self->out),
+				     NULL, NULL, RUN_HUNG_MS))
+		TH_LOG("%s", self->out);
+	for (; *say; say++) {
+		const char *s = *say;
+
+		EXPECT_TRUE(has(self->out, s))
+			TH_LOG("no '%s' in:\n%s", s, self->out);
+	}
+	EXPECT_EQ(SCHED_OTHER, sched_getscheduler(self->victim))
+		TH_LOG("the planted entry was applied:\n%s", self->out);
+	ASSERT_EQ(0, rt_runtime_read(&rt));
+	EXPECT_EQ(self->rt_changed ? -1 : self->rt_before, rt);
+}
+
+#define EXPECT_REFUSED(args, ...) ({ \
+	const char *const _say[] = { __VA_ARGS__, NULL }; \
+	expect_refused(_metadata, self, args, _say); \
+})
+
+static const char *const *restore_args(FIXTURE_DATA(hostile) *self)
+{
+	static const char *args[4];
+
+	args[0] = "--restore";
+	args[1] = "--run-dir";
+	args[2] = self->run;
+	args[3] = NULL;
+	return args;
+}
+
+/* A run directory of nobody's, mode 0777, as seen: refused, nothing read. */
+TEST_F(hostile, run_dir_of_nobody)
+{
+	ASSERT_EQ(0, plant_entry(self->victim, self->entry, NOBODY, 0666));
+	ASSERT_EQ(0, chown(self->boosts, NOBODY, NOBODY));
+	ASSERT_EQ(0, chmod(self->boosts, 0777));
+	ASSERT_EQ(0, chown(self->run, NOBODY, NOBODY));
+	ASSERT_EQ(0, chmod(self->run, 0777));
+	EXPECT_REFUSED(restore_args(self), "refusing the run directory",
+		       self->run, "uid 65534 (nobody)", "mode 0777",
+		       "chown root");
+}
+
+/* The same at start-up: it stops before RT throttling or any restore. */
+TEST_F(hostile, run_dir_of_nobody_at_start)
+{
+	const char *const args[] = { "-f", "-b", test_backend(),
+				     "--run-dir", self->run, NULL };
+
+	ASSERT_EQ(0, plant_entry(self->victim, self->entry, NOBODY, 0666));
+	ASSERT_EQ(0, chown(self->run, NOBODY, NOBODY));
+	ASSERT_EQ(0, chmod(self->run, 0777));
+	EXPECT_REFUSED(args, "refusing the run directory", self->run,
+		       "uid 65534 (nobody)", "mode 0777");
+}
+
+/* boosts/ writable by its group: anyone in it could plant an entry. */
+TEST_F(hostile, group_writable_boosts)
+{
+	ASSERT_EQ(0, plant_entry(self->victim, self->entry, 0, 0600));
+	ASSERT_EQ(0, chmod(self->boosts, 0770));
+	EXPECT_REFUSED(restore_args(self), self->boosts, "uid 0 (root)",
+		       "mode 0770", "chmod go-w");
+}
+
+/* A directory on the way that nobody owns: it can swap the run directory. */
+TEST_F(hostile, parent_of_nobody)
+{
+	ASSERT_EQ(0, plant_entry(self->victim, self->entry, 0, 0600));
+	ASSERT_EQ(0, chown(self->parent, NOBODY, NOBODY));
+	ASSERT_EQ(0, chmod(self->parent, 0777));
+	EXPECT_REFUSED(restore_args(self), "refusing the directory",
+		       self->parent, "uid 65534 (nobody)", "mode 0777");
+}
+
+/* An entry of nobody's in root's boosts/ (put there by root, by mistake). */
+TEST_F(hostile, journal_entry_of_nobody)
+{
+	ASSERT_EQ(0, plant_entry(self->victim, self->entry, NOBODY, 0644));
+	EXPECT_REFUSED(restore_args(self), "refusing the file", self->entry,
+		       "uid 65534 (nobody)", "rm ");
+}
+
+/* A symbolic link as a journal entry: never followed. */
+TEST_F(hostile, journal_entry_symlink)
+{
+	char target[128];
+
+	snprintf(target, sizeof(target), "%s/entry", self->dir);
+	ASSERT_EQ(0, plant_entry(self->victim, target, 0, 0600));
+	ASSERT_EQ(0, symlink(target, self->entry));
+	EXPECT_REFUSED(restore_args(self), self->entry, "a symbolic link");
+}
+
+/*
+ * rt_runtime_us.saved of nobody's while RT throttling is off (as a killed
+ * starvd leaves it): not written to sched_rt_runtime_us.
+ */
+TEST_F(hostile, saved_rt_runtime_of_nobody)
+{
+	char path[192];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/rt_runtime_us.saved", self->run);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(7, write(fd, "123456\n", 7));
+	ASSERT_EQ(0, fchown(fd, NOBODY, NOBODY));
+	close(fd);
+	ASSERT_EQ(0, rt_throttle_off(&self->rt_saved));
+	self->rt_changed = true;
+	EXPECT_REFUSED(restore_args(self), "refusing the file", path,
+		       "uid 65534 (nobody)");
+}
+
+/* A symbolic link as the pidfile: refused before anything, not written. */
+TEST_F(hostile, pidfile_symlink)
+{
+	char link[128], target[128], buf[16];
+	const char *const args[] = { "-f", "-b", test_backend(),
+				     "--run-dir", self->run, "-P", link,
+				     NULL };
+	int fd;
+
+	snprintf(link, sizeof(link), "%s/starvd.pid", self->dir);
+	snprintf(target, sizeof(target), "%s/target", self->dir);
+	fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(5, write(fd, "keep\n", 5));
+	close(fd);
+	ASSERT_EQ(0, symlink(target, link));
+	EXPECT_REFUSED(args, "-P/--pidfile", link, "a symbolic link");
+	ASSERT_EQ(0, read_line(target, buf, sizeof(buf)));
+	EXPECT_STREQ("keep", buf);
 }
 
 TEST_HARNESS_MAIN

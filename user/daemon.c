@@ -13,6 +13,7 @@
 
 #include "daemon.h"
 #include "log.h"
+#include "run_dir.h"
 #include "sched_attr.h"
 #include "util.h"
 
@@ -97,17 +98,32 @@ void daemon_ready(void)
 	ready_fd = -1;
 }
 
-int pidfile_write(const char *path)
+int pidfile_write(const char *path, char *err, size_t len)
 {
 	char buf[32];
-	int fd, n, ret = 0;
+	int fd, n, ret;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	n = snprintf(buf, sizeof(buf), "%d\n", getpid());
-	if (write(fd, buf, n) != n)
+	/* Not O_TRUNC: nothing changes before the checks. */
+	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
+		  O_CLOEXEC, 0644);
+	if (fd < 0 && errno == ELOOP)
+		return run_file_check(path, err, len);
+	if (fd < 0) {
 		ret = -errno;
+		snprintf(err, len, "cannot write %s: %s", path,
+			 strerror(-ret));
+		return ret;
+	}
+	ret = run_file_check_fd(fd, path, err, len);
+	if (ret)
+		goto out;
+	n = snprintf(buf, sizeof(buf), "%d\n", getpid());
+	if (ftruncate(fd, 0) || write(fd, buf, n) != n) {
+		ret = -errno;
+		snprintf(err, len, "cannot write %s: %s", path,
+			 strerror(errno));
+	}
+out:
 	close(fd);
 	return ret;
 }

@@ -12,7 +12,12 @@
 int daemonize(void);
 void daemon_ready(void);
 
-int pidfile_write(const char *path);
+/*
+ * Write the PID to @path: a file of starvd's uid, writable by no one else,
+ * never through a symbolic link (run_dir.h): one that is not is left as
+ * it is. 0 or -errno, explained in @err.
+ */
+int pidfile_write(const char *path, char *err, size_t len);
 void pidfile_remove(const char *path);
 
 /*

@@ -30,6 +30,7 @@
 #include "proc.h"
 #include "read_retry.h"
 #include "report.h"
+#include "run_dir.h"
 #include "stack.h"
 #include "status_file.h"
 #include "throttle.h"
@@ -254,14 +255,16 @@ static void log_status(struct starvd *d)
 /* Publish <run-dir>/state; without it starvd works, unseen by starvctl. */
 static void open_status(struct starvd *d)
 {
-	int ret = mkdir_p(d->cfg.run_dir);
+	char err[4096];
+	int fd = run_dir_open(d->cfg.run_dir, true, err, sizeof(err));
 
 	d->start_time = time(NULL);
-	if (ret) {
-		log_err("cannot create %s: %s; starvctl status and metrics will not see this starvd (use --run-dir to choose another directory)",
-			d->cfg.run_dir, strerror(-ret));
+	if (fd < 0) {
+		log_err("%s; starvctl status and metrics will not see this starvd",
+			err);
 		return;
 	}
+	close(fd);
 	snprintf(d->status_path, sizeof(d->status_path), "%s/" STATUS_FILE,
 		 d->cfg.run_dir);
 	publish_status(d);
@@ -435,11 +438,40 @@ static int rt_throttling_cmd(struct starvd *d)
 	return status;
 }
 
+/*
+ * What starvd acts on as root, checked before it acts on any (run_dir.h):
+ * the run directory and what it reads back from it, and the pidfile.
+ */
+static int check_run_files(const struct config *cfg)
+{
+	char err[4096];
+	int ret;
+
+	if (cfg->pidfile && !cfg->restore_only) {
+		ret = run_file_check(cfg->pidfile, err, sizeof(err));
+		if (ret && ret != -ENOENT) {
+			log_err("-P/--pidfile: %s", err);
+			return ret;
+		}
+	}
+	if (cfg->log_only && !cfg->restore_only)
+		return 0;
+	ret = run_dir_check(cfg->run_dir, err, sizeof(err));
+	if (ret)
+		log_err("%s", err);
+	return ret;
+}
+
 /* --restore: what a killed starvd left boosted, e.g. from ExecStopPost. */
 static int restore_only(struct starvd *d)
 {
-	int ret = journal_open(&d->journal, d->cfg.run_dir);
+	int ret = check_run_files(&d->cfg);
 
+	if (ret) {
+		config_free(&d->cfg);
+		return EXIT_FAILURE;
+	}
+	ret = journal_open(&d->journal, d->cfg.run_dir);
 	if (ret) {
 		log_err("cannot open the boost journal in %s/boosts: %s",
 			d->cfg.run_dir, strerror(-ret));
@@ -512,6 +544,7 @@ static int open_resources(struct starvd *d)
 				       .to_syslog = lc.to_syslog,
 				       .to_kmsg = lc.to_kmsg });
 	if (pin_self(&d->cfg) || caps_check_start(&d->cfg) ||
+	    check_run_files(&d->cfg) ||
 	    rt_throttling_start(&d->cfg, &d->rt_owned))
 		return -1;
 	d->stage = STAGE_RT;
@@ -551,10 +584,8 @@ static int open_resources(struct starvd *d)
 	}
 	log_init(&lc);
 	if (d->cfg.pidfile) {
-		ret = pidfile_write(d->cfg.pidfile);
-		if (ret) {
-			log_err("-P/--pidfile: cannot write %s: %s",
-				d->cfg.pidfile, strerror(-ret));
+		if (pidfile_write(d->cfg.pidfile, err, sizeof(err))) {
+			log_err("-P/--pidfile: %s", err);
 			return -1;
 		}
 	}

@@ -7,6 +7,7 @@
 
 #include "log.h"
 #include "options.h"
+#include "run_dir.h"
 #include "throttle.h"
 #include "util.h"
 
@@ -38,54 +39,73 @@ static int rt_runtime_write(long us)
 	return write_string(RT_RUNTIME_PATH, buf);
 }
 
-static void saved_path(const char *run_dir, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s/" RT_SAVED_FILE, run_dir);
-}
-
 static void fill_saved(FILE *f, const void *arg)
 {
 	fprintf(f, "%ld\n", *(const long *)arg);
 }
 
-/* The saved value: 0, -ENOENT if none, or another -errno. */
-static int saved_read(const char *path, long *us)
+/*
+ * The value saved in the run directory @dir_fd (@run_dir), checked
+ * (run_dir.h): 0, -ENOENT if none, or another -errno, explained in @err.
+ */
+static int saved_read(int dir_fd, const char *run_dir, long *us, char *err,
+		      size_t len)
 {
 	char buf[32];
-	int ret = read_line(path, buf, sizeof(buf));
+	ssize_t n;
+	int fd;
 
-	return ret ? ret : parse_long(buf, us);
+	fd = run_file_open(dir_fd, run_dir, RT_SAVED_FILE, err, len);
+	if (fd < 0)
+		return fd;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n >= 0) {
+		buf[n] = '\0';
+		if (!parse_long(buf, us))
+			return 0;
+	}
+	snprintf(err, len, "cannot read %s/" RT_SAVED_FILE ": %s", run_dir,
+		 strerror(n < 0 ? errno : EINVAL));
+	return n < 0 ? -errno : -EINVAL;
 }
 
 int rt_throttling_off(const char *run_dir)
 {
-	char path[4096];
+	char err[4096];
 	long cur, saved;
-	int ret;
+	int dir_fd, ret;
 
 	ret = rt_runtime_read(&cur);
 	if (ret) {
 		log_err("cannot read %s: %s", RT_RUNTIME_PATH, strerror(-ret));
 		return ret;
 	}
-	saved_path(run_dir, path, sizeof(path));
-	/* Left by a starvd that was killed: what it found is the truth. */
-	if (cur == -1 && !saved_read(path, &saved)) {
-		log_msg("RT throttling already disabled, doing nothing (the value found before, %ld, is kept in %s: restored at exit or by --restore)",
-			saved, path);
-		return 0;
+	dir_fd = run_dir_open(run_dir, true, err, sizeof(err));
+	if (dir_fd < 0) {
+		log_err("%s; RT throttling left as it is", err);
+		return dir_fd;
 	}
-	ret = mkdir_p(run_dir);
-	if (!ret)
-		ret = write_file_atomic(path, fill_saved, &cur);
+	ret = saved_read(dir_fd, run_dir, &saved, err, sizeof(err));
+	if (ret && ret != -ENOENT) {
+		log_err("%s; RT throttling left as it is", err);
+		goto out;
+	}
+	/* Left by a starvd that was killed: what it found is the truth. */
+	if (cur == -1 && !ret) {
+		log_msg("RT throttling already disabled, doing nothing (the value found before, %ld, is kept in %s/" RT_SAVED_FILE ": restored at exit or by --restore)",
+			saved, run_dir);
+		goto out;
+	}
+	ret = write_file_atomic_at(dir_fd, RT_SAVED_FILE, fill_saved, &cur);
 	if (ret) {
-		log_err("cannot save kernel.sched_rt_runtime_us in %s: %s; RT throttling left as it is (use --run-dir to choose another directory)",
-			path, strerror(-ret));
-		return ret;
+		log_err("cannot save kernel.sched_rt_runtime_us in %s/" RT_SAVED_FILE ": %s; RT throttling left as it is (use --run-dir to choose another directory)",
+			run_dir, strerror(-ret));
+		goto out;
 	}
 	if (cur == -1) {
 		log_msg("RT throttling already disabled, doing nothing");
-		return 0;
+		goto out;
 	}
 	ret = rt_runtime_write(-1);
 	if (!ret)
@@ -95,37 +115,39 @@ int rt_throttling_off(const char *run_dir)
 	if (ret) {
 		log_err("turning off RT throttling failed: writing -1 to %s: %s",
 			RT_RUNTIME_PATH, strerror(-ret));
-		unlink(path);
-		return ret;
+		unlinkat(dir_fd, RT_SAVED_FILE, 0);
+		goto out;
 	}
-	log_msg("RT Throttling disabled (kernel.sched_rt_runtime_us was %ld, now -1; saved in %s, restored at exit or by --restore)",
-		cur, path);
-	return 0;
+	log_msg("RT Throttling disabled (kernel.sched_rt_runtime_us was %ld, now -1; saved in %s/" RT_SAVED_FILE ", restored at exit or by --restore)",
+		cur, run_dir);
+out:
+	close(dir_fd);
+	return ret;
 }
 
 int rt_throttling_restore(const char *run_dir, long dflt)
 {
-	char path[4096];
+	char err[4096];
 	long saved, cur;
-	int ret;
+	int dir_fd, ret;
 
-	saved_path(run_dir, path, sizeof(path));
-	ret = saved_read(path, &saved);
+	dir_fd = run_dir_open(run_dir, false, err, sizeof(err));
+	ret = dir_fd < 0 ? dir_fd :
+	      saved_read(dir_fd, run_dir, &saved, err, sizeof(err));
 	if (ret == -ENOENT) {
 		if (dflt == RT_SAVED_ONLY)
-			return 0;
+			goto out;
 		saved = dflt;
-		log_msg("nothing saved in %s: setting the kernel's default",
-			path);
+		log_msg("nothing saved in %s/" RT_SAVED_FILE ": setting the kernel's default",
+			run_dir);
 	} else if (ret) {
-		log_err("cannot read %s: %s; RT throttling left as it is",
-			path, strerror(-ret));
-		return ret;
+		log_err("%s; RT throttling left as it is", err);
+		goto out;
 	}
 	ret = rt_runtime_read(&cur);
 	if (ret) {
 		log_err("cannot read %s: %s", RT_RUNTIME_PATH, strerror(-ret));
-		return ret;
+		goto out;
 	}
 	if (cur != -1 && cur != saved) {
 		log_msg("kernel.sched_rt_runtime_us is %ld, not -1 as it was left: changed by someone else, not restored to %ld",
@@ -133,14 +155,19 @@ int rt_throttling_restore(const char *run_dir, long dflt)
 	} else if (cur != saved) {
 		ret = rt_runtime_write(saved);
 		if (ret) {
-			log_err("error restoring rt throttling: writing %ld to %s: %s (the value stays saved in %s)",
-				saved, RT_RUNTIME_PATH, strerror(-ret), path);
-			return ret;
+			log_err("error restoring rt throttling: writing %ld to %s: %s (the value stays saved in %s/" RT_SAVED_FILE ")",
+				saved, RT_RUNTIME_PATH, strerror(-ret),
+				run_dir);
+			goto out;
 		}
 		log_msg("RT Throttling runtime restored to %ld", saved);
 	}
-	unlink(path);
-	return 0;
+	if (dir_fd >= 0)
+		unlinkat(dir_fd, RT_SAVED_FILE, 0);
+out:
+	if (dir_fd >= 0)
+		close(dir_fd);
+	return ret == -ENOENT ? 0 : ret;
 }
 
 int rt_throttling_start(const struct config *cfg, bool *owned)

@@ -275,14 +275,42 @@ void atomic_abort(struct atomic_file *a)
 	a->fd = -1;
 }
 
+int write_file_atomic_at(int dir_fd, const char *name,
+			 void (*fill)(FILE *f, const void *arg),
+			 const void *arg)
+{
+	struct atomic_file a;
+	int ret;
+	FILE *f;
+
+	ret = atomic_open(&a, dir_fd, 0644);
+	if (ret)
+		return ret;
+	/* A FILE of its own: ->fd stays open for atomic_commit(). */
+	f = fdopen(dup(a.fd), "w");
+	if (!f) {
+		ret = -errno;
+		atomic_abort(&a);
+		return ret;
+	}
+	fill(f, arg);
+	if (fflush(f) || ferror(f))
+		ret = -EIO;
+	if (fclose(f) && !ret)
+		ret = -EIO;
+	if (ret) {
+		atomic_abort(&a);
+		return ret;
+	}
+	return atomic_commit(&a, name);
+}
+
 int write_file_atomic(const char *path,
 		      void (*fill)(FILE *f, const void *arg), const void *arg)
 {
 	const char *slash = strrchr(path, '/');
-	struct atomic_file a;
 	char dir[PATH_MAX];
 	int dir_fd, ret;
-	FILE *f;
 
 	if (!slash)
 		strcpy(dir, ".");
@@ -295,26 +323,7 @@ int write_file_atomic(const char *path,
 	dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir_fd < 0)
 		return -errno;
-	ret = atomic_open(&a, dir_fd, 0644);
-	if (ret)
-		goto out;
-	/* A FILE of its own: ->fd stays open for atomic_commit(). */
-	f = fdopen(dup(a.fd), "w");
-	if (!f) {
-		ret = -errno;
-		atomic_abort(&a);
-		goto out;
-	}
-	fill(f, arg);
-	if (fflush(f) || ferror(f))
-		ret = -EIO;
-	if (fclose(f) && !ret)
-		ret = -EIO;
-	if (ret)
-		atomic_abort(&a);
-	else
-		ret = atomic_commit(&a, slash ? slash + 1 : path);
-out:
+	ret = write_file_atomic_at(dir_fd, slash ? slash + 1 : path, fill, arg);
 	close(dir_fd);
 	return ret;
 }

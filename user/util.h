@@ -74,6 +74,10 @@ void atomic_abort(struct atomic_file *a);
  */
 int write_file_atomic(const char *path,
 		      void (*fill)(FILE *f, const void *arg), const void *arg);
+/* The same for the file @name of the directory @dir_fd. */
+int write_file_atomic_at(int dir_fd, const char *name,
+			 void (*fill)(FILE *f, const void *arg),
+			 const void *arg);
 
 /*
  * Grow *v to hold at least n elements of size sz. On ENOMEM it calls the
