@@ -203,11 +203,13 @@ install: all
 # For machines switching from stalld (README.md, "Switching from stalld"):
 # the stalld name (a link: starvd then logs as stalld and keeps its state
 # in /run/stalld), stalld.service (starvd.service under stalld's names,
-# systemd/stalld.sed), throttlectl, and stalld's /etc/sysconfig/stalld
-# unless the machine has one.
+# systemd/stalld.sed), throttlectl (its man page: starvd(8), which
+# describes it), and stalld's /etc/sysconfig/stalld unless the machine
+# has one. The starvd-stalld-compat packages ship what it installs.
 install-stalld-compat: install
 	ln -sfn starvd $(DESTDIR)$(BINDIR)/stalld
 	ln -sfn starvd.8 $(DESTDIR)$(MANDIR)/man8/stalld.8
+	ln -sfn starvd.8 $(DESTDIR)$(MANDIR)/man8/throttlectl.8
 	sed 's|@BINDIR@|$(BINDIR)|g' scripts/throttlectl.sh > $(O)/throttlectl
 	install -D -m 0755 $(O)/throttlectl $(DESTDIR)$(BINDIR)/throttlectl
 	sed -f systemd/stalld.sed systemd/starvd.service | \

@@ -3,11 +3,12 @@
 # Packages, built from a copy of the tree's files (tracked and untracked,
 # not ignored: no build outputs) in $(PKG_DIR); included by the top-level
 # Makefile.
-#   make deb            dpkg-buildpackage -us -uc -b: starvd, starvd-dkms
-#   make rpm            rpmbuild -bb starvd.spec: starvd, starvd-dkms
-#   make check-pkg      both, lintian, the two payloads compared
-#                       (scripts/pkg-compare.sh)
-#   make check-pkg-vm   both .debs installed with dpkg in the 6.12 guest
+#   make deb            dpkg-buildpackage -us -uc -b: starvd,
+#                       starvd-stalld-compat, starvd-dkms
+#   make rpm            rpmbuild -bb starvd.spec: the same three
+#   make check-pkg      both, lintian, the payloads compared, the
+#                       relations to stalld (scripts/pkg-compare.sh)
+#   make check-pkg-vm   the .debs installed with dpkg in the 6.12 guest
 #                       (selftests/kmod/guest-pkg.sh; root, qemu)
 # check-pkg and check-pkg-vm append a results line to $(RESULTS) when set.
 
