@@ -470,6 +470,82 @@ TEST_F(daemon, log_only_keeps_no_cap_sys_nice)
 	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
 }
 
+/* Wait up to @ms for starvd's state in its run directory. */
+static bool state_published(const struct daemon_proc *d, int ms)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/state", d->run_dir);
+	for (; ms > 0 && access(path, F_OK); ms -= 10)
+		usleep(10000);
+	return !access(path, F_OK);
+}
+
+/* Started through a link named stalld (its comm): starvctl sees it run. */
+TEST_F(daemon, starvctl_sees_stalld_running)
+{
+	const char *const args[] = { "-S", NULL };
+	char dir[] = "/tmp/starvd-stalld.XXXXXX", link[64], target[PATH_MAX];
+	char out[8192];
+	int ret;
+
+	ASSERT_TRUE(NULL != realpath(bin_path("starvd"), target));
+	ASSERT_TRUE(NULL != mkdtemp(dir));
+	snprintf(link, sizeof(link), "%s/stalld", dir);
+	ASSERT_EQ(0, symlink(target, link));
+	setenv("STARVD_TEST_DAEMON", link, 1);
+	ret = daemon_start(self->d, args);
+	unsetenv("STARVD_TEST_DAEMON");
+	unlink(link);
+	rmdir(dir);
+	ASSERT_EQ(0, ret);
+	ASSERT_TRUE(state_published(self->d, 10000))
+		TH_LOG("stderr:\n%s", self->d->err);
+	EXPECT_EQ(0, RUN(out, bin_path("starvctl"), "--run-dir",
+			 self->d->run_dir, "status")) TH_LOG("%s", out);
+	EXPECT_TRUE(has(out, "running, pid"));
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+/*
+ * starvctl as nobody, while starvd runs: told to run it as root, exit 1,
+ * never that starvd is down (status --json's "running":false, metrics'
+ * starvd_up 0).
+ */
+TEST_F(daemon, starvctl_status_as_nobody)
+{
+	const char *const args[] = { "-S", NULL };
+	const char *const cmds[][2] = { { "status", NULL },
+					{ "status", "--json" },
+					{ "metrics", NULL } };
+	char bins[64], starvctl[128], out[8192];
+	struct stat st;
+	size_t i;
+
+	ASSERT_EQ(0, public_bins(bins, sizeof(bins)));
+	snprintf(starvctl, sizeof(starvctl), "%s/starvctl", bins);
+	ASSERT_EQ(0, daemon_start(self->d, args));
+	ASSERT_TRUE(state_published(self->d, 10000))
+		TH_LOG("stderr:\n%s", self->d->err);
+	/* Root's alone, as under the unit (UMask=0077: the state is 0600). */
+	ASSERT_EQ(0, stat(self->d->run_dir, &st));
+	ASSERT_EQ(0, chmod(self->d->run_dir, 0700));
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		EXPECT_EQ(1, RUN_AS(NOBODY_NO_CAPS, out, starvctl, "--run-dir",
+				    self->d->run_dir, cmds[i][0],
+				    cmds[i][1])) TH_LOG("%s", out);
+		EXPECT_TRUE(has(out, "permission denied"))
+			TH_LOG("%s %s: %s", cmds[i][0], cmds[i][1] ?: "", out);
+		EXPECT_TRUE(has(out, "as root"));
+		EXPECT_FALSE(has(out, "\"running\":false"));
+		EXPECT_FALSE(has(out, "starvd_up 0"));
+		EXPECT_FALSE(has(out, "not running"));
+	}
+	chmod(self->d->run_dir, st.st_mode & 07777);
+	remove_bins(bins);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
 /* A sleeping task of another user, for /proc/PID/stack; -1 on error. */
 static pid_t nobody_sleeper(void)
 {

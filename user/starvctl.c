@@ -215,6 +215,12 @@ static int cmd_info(const struct ctl *c, struct backend *b,
 	return print_json(o);
 }
 
+/* Refused for want of privileges: nothing is known of the daemon then. */
+static bool denied(int err)
+{
+	return err == -EACCES || err == -EPERM;
+}
+
 /*
  * The running daemon's state: 0, or -ENOENT (none wrote one), -ESRCH (the
  * one that did is gone), another -errno for an unreadable file; each
@@ -234,10 +240,14 @@ static int read_daemon(const struct ctl *c, struct daemon_status *s,
 				path);
 		return ret;
 	}
+	if (denied(ret)) {
+		fprintf(stderr, "starvctl: cannot read the daemon's state %s: permission denied: only root reads starvd's run directory; run starvctl %s as root (e.g. with sudo)\n",
+			path, c->command);
+		return ret;
+	}
 	if (ret) {
-		fprintf(stderr, "starvctl: cannot read the daemon's state %s: %s%s\n",
-			path, strerror(-ret),
-			ret == -EACCES ? " (run as root)" : "");
+		fprintf(stderr, "starvctl: cannot read the daemon's state %s: %s\n",
+			path, strerror(-ret));
 		return ret;
 	}
 	if (!status_daemon_alive(s)) {
@@ -391,7 +401,7 @@ static int cmd_status(const struct ctl *c)
 
 	ret = read_daemon(c, &s, c->json);
 	if (ret) {
-		if (c->json)
+		if (c->json && !denied(ret))
 			printf("{\"running\":false}\n");
 		return 1;
 	}
@@ -441,7 +451,10 @@ static void fill_metrics(FILE *f, const void *arg)
 	metrics_print(f, arg);
 }
 
-/* Always prints a complete exposition; exit 1 if the backend failed. */
+/*
+ * Always prints a complete exposition, exit 1 if the backend failed;
+ * nothing, exit 1, if the daemon's state is refused (not root).
+ */
 static int cmd_metrics(const struct ctl *c)
 {
 	struct daemon_status s;
@@ -451,7 +464,11 @@ static int cmd_metrics(const struct ctl *c)
 	bool opened;
 	int ret;
 
-	if (!read_daemon(c, &s, true))
+	ret = read_daemon(c, &s, true);
+	/* Not "starvd_up 0": whether it runs is not known. */
+	if (denied(ret))
+		return 1;
+	if (!ret)
 		in.daemon = &s;
 	cpus = read_cpus(c, &b, &opened);
 	in.backend = opened ? b.display_name : NULL;

@@ -12,6 +12,7 @@
 #include "cpuset.h"
 #include "escape.h"
 #include "json.h"
+#include "options.h"
 #include "status_file.h"
 #include "util.h"
 
@@ -413,5 +414,7 @@ bool status_daemon_alive(const struct daemon_status *s)
 	if (kill(s->pid, 0) && errno != EPERM)
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)s->pid);
-	return !read_line(path, comm, sizeof(comm)) && !strcmp(comm, "starvd");
+	/* Either name it runs under: starvd, or stalld through a link. */
+	return !read_line(path, comm, sizeof(comm)) &&
+	       !strcmp(comm, personality(comm));
 }

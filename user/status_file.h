@@ -98,7 +98,7 @@ struct json_object *status_boosting_json(const struct daemon_status *s,
  */
 void status_config_json(struct json_object *o, const struct daemon_status *s);
 
-/* Is the process that wrote @s still running as starvd? */
+/* Is the process that wrote @s still running as starvd (or stalld)? */
 bool status_daemon_alive(const struct daemon_status *s);
 
 #endif
