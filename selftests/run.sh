@@ -104,7 +104,8 @@ cd "$here" || exit 1
 for suite in $suites; do
 	case $suite in
 	unit)
-		for t in options cpuset detect journal escalate event escape ksym; do
+		for t in options cpuset detect journal identity escalate event escape \
+			ksym; do
 			run_one "unit-$t" "$bindir/test_$t"
 		done
 		# The netlink ABI: the generated header, the module's and the

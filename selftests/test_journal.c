@@ -140,6 +140,7 @@ TEST(start_time_identifies_a_live_task)
 TEST(exited_task_is_not_restored)
 {
 	struct sched_attr saved = { .size = sizeof(saved) }, applied, cur;
+	struct task_id id;
 	int status;
 	pid_t child;
 
@@ -155,9 +156,9 @@ TEST(exited_task_is_not_restored)
 	ASSERT_TRUE(task_exited(child));
 	ASSERT_EQ(0, sched_getattr_tid(child, &cur));
 	ASSERT_TRUE(sched_attr_same(&cur, &applied));
-	EXPECT_EQ(-ESRCH, restore_task(child, "stv-zombie",
-				       task_start_time(child), &saved,
-				       &applied, "test"));
+	task_id_of(&id, child, task_start_time(child));
+	EXPECT_EQ(-ESRCH, restore_task(&id, "stv-zombie", &saved, &applied,
+				       "test"));
 	ASSERT_EQ(0, sched_getattr_tid(child, &cur));
 	EXPECT_TRUE(sched_attr_same(&cur, &applied));
 	ASSERT_EQ(child, waitpid(child, &status, 0));
@@ -176,6 +177,7 @@ TEST(task_with_hostile_name_is_restored)
 {
 	static const char name[] = "a\n) Z 1\n\x1b[2J\r";
 	struct sched_attr saved = { .size = sizeof(saved) }, applied, cur;
+	struct task_id id;
 	char comm[64];
 	int status;
 	pid_t child;
@@ -200,8 +202,9 @@ TEST(task_with_hostile_name_is_restored)
 	EXPECT_STREQ(name, comm);
 	EXPECT_FALSE(task_exited(child));
 	EXPECT_NE(0, task_start_time(child));
-	EXPECT_EQ(0, restore_task(child, comm, task_start_time(child),
-				  &saved, &applied, "test"));
+	ASSERT_EQ(0, task_id_open(&id, child));
+	EXPECT_EQ(0, restore_task(&id, comm, &saved, &applied, "test"));
+	task_id_close(&id);
 	ASSERT_EQ(0, sched_getattr_tid(child, &cur));
 	EXPECT_TRUE(sched_attr_same(&cur, &saved));
 	kill(child, SIGKILL);

@@ -101,7 +101,7 @@ static struct dl_debt *find_debt(struct booster *b, uint32_t tid,
 static void add_debt(struct booster *b, const struct boost *bo,
 		     uint64_t until, enum dl_wait why, uint64_t now)
 {
-	struct dl_debt *d = find_debt(b, bo->task.tid, bo->start_time, now);
+	struct dl_debt *d = find_debt(b, bo->task.tid, bo->id.start_time, now);
 
 	if (!d) {
 		grow_array((void **)&b->debt_v, &b->debt_cap, b->debt_n + 1,
@@ -109,7 +109,7 @@ static void add_debt(struct booster *b, const struct boost *bo,
 		d = &b->debt_v[b->debt_n++];
 		*d = (struct dl_debt) {
 			.tid = bo->task.tid,
-			.start_time = bo->start_time,
+			.start_time = bo->id.start_time,
 		};
 	}
 	if (until > d->until_ns) {
@@ -201,7 +201,7 @@ static void journal_entry_of(const struct boost *bo, struct journal_entry *e)
 {
 	memset(e, 0, sizeof(*e));
 	e->tid = bo->task.tid;
-	e->start_time = bo->start_time;
+	e->start_time = bo->id.start_time;
 	memcpy(e->comm, bo->task.comm, sizeof(e->comm) - 1);
 	e->saved = bo->saved;
 	e->applied = bo->applied;
@@ -225,13 +225,31 @@ static int journal_boost(struct booster *b, struct boost *bo)
 	return ret;
 }
 
+/* A change of @tid's task that went to a task that reused its tid. */
+static void log_reused(pid_t tid, const char *comm)
+{
+	log_msg("pid %d (%s) exited while starvd changed its scheduling attributes, and another task took its pid: that task is back to its own attributes",
+		tid, esc_name(comm));
+}
+
+/* -ESTALE (task_id.h) logged, and the task gone: -ESRCH. */
+static int gone_if_reused(const struct boost *bo, int ret)
+{
+	if (ret != -ESTALE)
+		return ret;
+	log_reused(bo->task.tid, bo->task.comm);
+	return -ESRCH;
+}
+
 static int apply(struct booster *b, struct boost *bo)
 {
 	int ret = journal_boost(b, bo);
 
 	if (ret)
 		return ret;
-	ret = sched_setattr_tid(bo->task.tid, &bo->applied);
+	ret = gone_if_reused(bo, task_id_change(&bo->id, NULL, &bo->applied));
+	if (ret > 0)
+		ret = 0;
 	if (ret && b->journal)
 		journal_remove(b->journal, bo->task.tid);
 	return ret;
@@ -335,7 +353,7 @@ static int start_worker(struct booster *b, struct boost *bo, int prio,
 		fifo_worker_put(w, false);
 		return ret;
 	}
-	w->tid = bo->task.tid;
+	w->id = bo->id;
 	w->saved = bo->saved;
 	w->applied = bo->applied;
 	w->runtime_ns = bo->runtime_ns;
@@ -393,7 +411,7 @@ static uint64_t runtime_for(struct booster *b, const struct boost *bo)
 
 	if (!e)
 		return b->p.runtime_ns;
-	if (e->start_time != bo->start_time) {	/* the tid was reused */
+	if (e->start_time != bo->id.start_time) {	/* the tid was reused */
 		drop_escalation(b, e);
 		return b->p.runtime_ns;
 	}
@@ -438,7 +456,7 @@ static void update_escalation(struct booster *b, const struct boost *bo,
 		memset(e, 0, sizeof(*e));
 	}
 	e->task = bo->task;
-	e->start_time = bo->start_time;
+	e->start_time = bo->id.start_time;
 	e->runtime_ns = next;
 	e->last_ns = bo->runtime_ns;
 	e->end_ns = now;
@@ -491,22 +509,32 @@ static int expire_escalations(struct booster *b, uint64_t now)
 static int save_task(struct booster *b, const struct starvd_task *t,
 		     struct boost *bo, uint64_t now)
 {
-	int ret = sched_getattr_tid(t->tid, &bo->saved);
+	int ret = task_id_open(&bo->id, t->tid);
 
-	if (ret == -ESRCH)
-		return ret;	/* exited meanwhile: nothing to do */
-	if (ret) {
+	if (ret == -ENODATA) {
+		log_err("cannot read the start time of pid %u (%s) in /proc/%u/stat: without it a task that reused its pid could not be told from it; not boosting (is /proc mounted, and readable by starvd?)",
+			t->tid, esc_name(t->comm), t->tid);
+		b->nr_failures++;
+	}
+	if (ret)
+		return ret;	/* -ESRCH: exited meanwhile, nothing to do */
+	ret = sched_getattr_tid(t->tid, &bo->saved);
+	if (!ret && !task_id_same(&bo->id))
+		ret = -ESRCH;	/* the attributes read may be another's */
+	if (ret && ret != -ESRCH) {
 		log_err("cannot read the scheduling attributes of pid %u (%s): %s; not boosting",
 			t->tid, esc_name(t->comm), strerror(-ret));
 		b->nr_failures++;
-		return ret;
 	}
-	if (bo->saved.sched_policy == SCHED_DEADLINE) {
+	if (!ret && bo->saved.sched_policy == SCHED_DEADLINE) {
 		log_msg("pid %u (%s) is already SCHED_DEADLINE: not boosting",
 			t->tid, esc_name(t->comm));
-		return -EEXIST;
+		ret = -EEXIST;
 	}
-	bo->start_time = task_start_time(t->tid);
+	if (ret) {
+		task_id_close(&bo->id);
+		return ret;
+	}
 	task_progress(t->tid, &bo->before);
 	bo->end_ns = now + b->p.duration_ns;
 	bo->runtime_ns = runtime_for(b, bo);
@@ -521,7 +549,7 @@ static bool deadline_allowed(struct booster *b, const struct boost *bo,
 
 	if (b->p.force_fifo || b->dl_unavailable)
 		return false;
-	debt = find_debt(b, bo->task.tid, bo->start_time, now);
+	debt = find_debt(b, bo->task.tid, bo->id.start_time, now);
 	if (!debt)
 		return true;
 	if (!debt->said && debt->why == DL_WAIT_UNSERVED)
@@ -615,6 +643,7 @@ int boost_start(struct booster *b, const struct starvd_task *t,
 
 failed:
 	/* Unchanged: nothing of it stays journaled (a worker's, say). */
+	task_id_close(&bo.id);
 	if (b->journal)
 		journal_remove(b->journal, t->tid);
 	if (ret != -ESRCH)
@@ -631,40 +660,37 @@ static void log_changed(pid_t tid, const char *comm)
 		tid, esc_name(comm));
 }
 
-int restore_task(pid_t tid, const char *comm, uint64_t start_time,
+int restore_task(const struct task_id *id, const char *comm,
 		 const struct sched_attr *saved,
 		 const struct sched_attr *applied, const char *why)
 {
-	struct sched_attr cur;
+	pid_t tid = id->tid;
 	char to[64];
 	int ret;
 
 	/*
-	 * Gone (the tid may have been reused), or exited: a zombie never
-	 * runs again, and the kernel has already taken a SCHED_DEADLINE
-	 * task's bandwidth off at its death; changing its policy now would
-	 * take it off a second time.
+	 * Exited: a zombie never runs again, and the kernel has already
+	 * taken a SCHED_DEADLINE task's bandwidth off at its death; changing
+	 * its policy now would take it off a second time. Gone, the tid
+	 * perhaps reused: task_id_change() changes nothing.
 	 */
-	if (task_exited(tid) ||
-	    (start_time && task_start_time(tid) != start_time))
+	if (task_exited(tid))
 		return -ESRCH;
-	ret = sched_getattr_tid(tid, &cur);
-	if (ret)
+	ret = task_id_change(id, applied, saved);
+	switch (ret) {
+	case 0:
+		break;
+	case 1:
+		return 0;	/* back already */
+	case -ESRCH:
 		return ret;
-	if (sched_attr_same(&cur, saved))
-		return 0;
-	if (!sched_attr_same(&cur, applied)) {
+	case -ESTALE:
+		log_reused(tid, comm);
+		return -ESRCH;
+	case -EBUSY:
 		log_changed(tid, comm);
-		return -EBUSY;
-	}
-	if (cur.sched_policy == SCHED_DEADLINE &&
-	    saved->sched_policy != SCHED_DEADLINE)
-		ret = sched_setattr_leave_deadline(tid, &cur, saved);
-	else
-		ret = sched_setattr_tid(tid, saved);
-	if (ret == -ESRCH)
-		return ret;	/* exited since it was read */
-	if (ret) {
+		return ret;
+	default:
 		log_err("cannot restore pid %d (%s): %s", tid, esc_name(comm),
 			strerror(-ret));
 		return ret;
@@ -679,10 +705,18 @@ int restore_task(pid_t tid, const char *comm, uint64_t start_time,
 /* A boost a killed starvd journaled: its task back, if it is the same. */
 static void restore_journaled(const struct journal_entry *e)
 {
-	int ret = restore_task(e->tid, e->comm, e->start_time, &e->saved,
-			       &e->applied,
-			       "left boosted by a previous starvd");
+	struct task_id id;
+	int ret;
 
+	/* Journaled by a starvd that boosted tasks of unknown identity. */
+	if (!e->start_time) {
+		log_msg("pid %d (%s) from the boost journal has no start time: it cannot be told from a task that reused its pid, so it is left as it is (check it with \"chrt -p %d\")",
+			e->tid, esc_name(e->comm), e->tid);
+		return;
+	}
+	task_id_of(&id, e->tid, e->start_time);
+	ret = restore_task(&id, e->comm, &e->saved, &e->applied,
+			   "left boosted by a previous starvd");
 	if (ret == -ESRCH)
 		log_msg("pid %d (%s) from the boost journal is gone", e->tid,
 			esc_name(e->comm));
@@ -757,11 +791,18 @@ static void restore_later(struct booster *b, struct boost *bo, uint64_t now)
 	bo->next_ns = now + bo->retry_ns;
 }
 
+/* Boost @i leaves the booster. */
+static void leave(struct booster *b, size_t i)
+{
+	task_id_close(&b->v[i].id);
+	b->v[i] = b->v[--b->n];
+}
+
 static void forget(struct booster *b, size_t i)
 {
 	if (b->journal)
 		journal_remove(b->journal, b->v[i].task.tid);
-	b->v[i] = b->v[--b->n];
+	leave(b, i);
 	if (!b->n)
 		hrtick_boosting(&b->hrtick, false);
 }
@@ -786,8 +827,8 @@ static bool finish(struct booster *b, size_t i, const char *why,
 	int ret;
 
 	end_worker(b, bo, false);
-	ret = restore_task(bo->task.tid, bo->task.comm, bo->start_time,
-			   &bo->saved, &bo->applied, NULL);
+	ret = restore_task(&bo->id, bo->task.comm, &bo->saved, &bo->applied,
+			   NULL);
 	if (!restore_settled(ret)) {
 		if (!b->stopping) {
 			restore_later(b, bo, now);
@@ -795,7 +836,7 @@ static bool finish(struct booster *b, size_t i, const char *why,
 		}
 		log_err("pid %u (%s) stays in the boost journal of %s: \"starvd --restore\" or the next start puts it back",
 			bo->task.tid, esc_name(bo->task.comm), b->p.run_dir ?: "starvd");
-		b->v[i] = b->v[--b->n];
+		leave(b, i);
 		return true;
 	}
 	/* Sampled right after the restore, from the same files as before. */
@@ -853,8 +894,8 @@ static int fifo_lower_or_extend(struct booster *b, struct boost *bo,
 		bo->next_ns = now + bo->poll_ns;
 		return 0;
 	}
-	ret = restore_task(bo->task.tid, bo->task.comm, 0, &bo->saved,
-			   &bo->applied, NULL);
+	ret = restore_task(&bo->id, bo->task.comm, &bo->saved, &bo->applied,
+			   NULL);
 	bo->raised = false;
 	bo->period_start_ns += b->p.period_ns;
 	if (bo->period_start_ns < now)
@@ -865,19 +906,16 @@ static int fifo_lower_or_extend(struct booster *b, struct boost *bo,
 
 static int fifo_raise(struct boost *bo, uint64_t now, uint64_t runtime)
 {
-	struct sched_attr cur;
 	int ret;
 
-	/* Someone else changed it while lowered: stop boosting it. */
-	ret = sched_getattr_tid(bo->task.tid, &cur);
-	if (ret)
-		return ret;
-	if (!sched_attr_same(&cur, &bo->saved)) {
-		log_changed(bo->task.tid, bo->task.comm);
-		return -EBUSY;
-	}
 	bo->exec_at_raise_ns = task_exec_ns(bo->task.tid);
-	ret = sched_setattr_tid(bo->task.tid, &bo->applied);
+	ret = gone_if_reused(bo, task_id_change(&bo->id, &bo->saved,
+						&bo->applied));
+	/* Someone else changed it while lowered: stop boosting it. */
+	if (ret == -EBUSY)
+		log_changed(bo->task.tid, bo->task.comm);
+	if (ret > 0)
+		ret = 0;
 	bo->raised = true;
 	bo->poll_ns = runtime;
 	bo->ran_ns = 0;
@@ -898,9 +936,8 @@ static bool drop(struct booster *b, size_t i, int err, uint64_t now)
 	int ret = err;
 
 	if (err != -ESRCH && err != -EBUSY)
-		ret = restore_task(bo->task.tid, bo->task.comm, bo->start_time,
-				   &bo->saved, &bo->applied,
-				   "its boost could not go on");
+		ret = restore_task(&bo->id, bo->task.comm, &bo->saved,
+				   &bo->applied, "its boost could not go on");
 	if (!restore_settled(ret)) {
 		restore_later(b, bo, now);
 		return false;
@@ -960,7 +997,7 @@ static int check_served(struct booster *b, struct boost *bo, uint64_t now)
 	}
 	bo->check_ns = 0;
 	add_debt(b, bo, until, why, now);
-	find_debt(b, bo->task.tid, bo->start_time, now)->said = true;
+	find_debt(b, bo->task.tid, bo->id.start_time, now)->said = true;
 	if (why == DL_WAIT_UNSERVED)
 		log_msg("pid %u (%s) has not run at all since its SCHED_DEADLINE boost began, though runnable (the kernel keeps it throttled from an earlier boost): SCHED_FIFO emulation for the rest of this boost and for %.0f s",
 			bo->task.tid, esc_name(bo->task.comm),
@@ -971,8 +1008,8 @@ static int check_served(struct booster *b, struct boost *bo, uint64_t now)
 			(double)bo->runtime_ns / 1e3,
 			(double)(until - now) / NSEC_PER_SEC);
 	/* Back first: a crash in between leaves nothing to restore. */
-	ret = restore_task(bo->task.tid, bo->task.comm, 0, &bo->saved,
-			   &bo->applied, NULL);
+	ret = restore_task(&bo->id, bo->task.comm, &bo->saved, &bo->applied,
+			   NULL);
 	if (!ret)
 		ret = start_fifo(b, bo, bo->holder_prio, now);
 	return ret;
@@ -993,7 +1030,8 @@ int boost_run(struct booster *b, uint64_t now)
 			if (done || now >= worker_overdue_ns(b, bo)) {
 				if (!done)
 					log_worker_overdue(bo);
-				ret = end_worker(b, bo, !done);
+				ret = gone_if_reused(bo,
+						     end_worker(b, bo, !done));
 				if (ret == -EBUSY)
 					log_changed(bo->task.tid,
 						    bo->task.comm);

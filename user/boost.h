@@ -19,10 +19,11 @@
 #include "journal.h"
 #include "sched_attr.h"
 #include "status_file.h"
+#include "task_id.h"
 
 struct boost {
 	struct starvd_task task;
-	uint64_t start_time;		/* task identity, see journal */
+	struct task_id id;		/* every change goes through it */
 	struct sched_attr saved;	/* restored at the end */
 	struct sched_attr applied;	/* SCHED_DEADLINE or SCHED_FIFO */
 	bool fifo;			/* emulation */
@@ -161,12 +162,14 @@ void boost_stop_all(struct booster *b);
 void boost_recover(struct journal *j, const char *run_dir);
 
 /*
- * Put a task back to @saved if it still has @applied (or is already at
- * @saved). Logs what it did; used by the boosts and by journal recovery.
- * -ESRCH, quietly, if it has exited (even if not yet reaped) or exits
- * meanwhile; -EBUSY if someone else changed it.
+ * Put the task of @id back to @saved if it still has @applied (or is
+ * already at @saved). Logs what it did; used by the boosts and by journal
+ * recovery. -ESRCH, quietly, if it has exited (even if not yet reaped) or
+ * exits meanwhile, its tid reused or not (task_id.h; a task that reused
+ * it during the change is put back, and said so); -EBUSY if someone else
+ * changed it.
  */
-int restore_task(pid_t tid, const char *comm, uint64_t start_time,
+int restore_task(const struct task_id *id, const char *comm,
 		 const struct sched_attr *saved,
 		 const struct sched_attr *applied, const char *why);
 

@@ -61,31 +61,19 @@ static bool sleep_until(const struct fifo_worker *w, uint64_t t)
 /* The task back to its own attributes, if it still has ours. */
 static int lower(const struct fifo_worker *w)
 {
-	struct sched_attr cur;
-	int ret = sched_getattr_tid(w->tid, &cur);
+	int ret = task_id_change(&w->id, &w->applied, &w->saved);
 
-	if (ret)
-		return ret;
-	if (sched_attr_same(&cur, &w->saved))
-		return 0;
-	if (!sched_attr_same(&cur, &w->applied))
-		return -EBUSY;
-	return sched_setattr_tid(w->tid, &w->saved);
+	return ret > 0 ? 0 : ret;
 }
 
 /* Raise the task for a period, unless someone else changed it meanwhile. */
 static int raise_task(const struct fifo_worker *w, uint64_t *exec0)
 {
-	struct sched_attr cur;
 	int ret;
 
-	*exec0 = task_exec_ns(w->tid);
-	ret = sched_getattr_tid(w->tid, &cur);
-	if (!ret && !sched_attr_same(&cur, &w->saved))
-		ret = -EBUSY;
-	if (!ret)
-		ret = sched_setattr_tid(w->tid, &w->applied);
-	return ret;
+	*exec0 = task_exec_ns(w->id.tid);
+	ret = task_id_change(&w->id, &w->saved, &w->applied);
+	return ret > 0 ? 0 : ret;
 }
 
 /*
@@ -113,9 +101,9 @@ static bool period(struct fifo_worker *w, uint64_t end, bool raised,
 		t = now_ns() + poll;
 		stop = sleep_until(w, t < end ? t : end);
 		t = now_ns();
-		ran = task_exec_ns(w->tid) - exec0;
+		ran = task_exec_ns(w->id.tid) - exec0;
 		if (stop || ran >= w->runtime_ns || t >= end ||
-		    (ran && !task_runnable(w->tid)))
+		    (ran && !task_runnable(w->id.tid)))
 			break;
 		took = now_ns() - t;
 		if (!*check_ns || took < *check_ns)

@@ -32,10 +32,11 @@
 #include <sys/types.h>
 
 #include "sched_attr.h"
+#include "task_id.h"
 
 struct fifo_worker {
 	/* The job, set by the booster before fifo_worker_start(). */
-	pid_t tid;			/* the boosted task */
+	struct task_id id;		/* the task; its pidfd the booster's */
 	struct sched_attr saved;	/* its own */
 	struct sched_attr applied;	/* raised: SCHED_FIFO above its holder */
 	uint64_t runtime_ns, period_ns;
@@ -47,9 +48,11 @@ struct fifo_worker {
 	atomic_bool done;
 	/*
 	 * 0: the boost ran to its end and the task is back; -ESRCH: the
-	 * task is gone; -EBUSY: someone else changed it (left as it is);
-	 * another -errno: a sched_setattr() failed, and the task may still
-	 * be raised (the booster restores it or keeps trying).
+	 * task is gone; -ESTALE: it went during a change and the task that
+	 * took its tid was put back (task_id.h); -EBUSY: someone else
+	 * changed it (left as it is); another -errno: a sched_setattr()
+	 * failed, and the task may still be raised (the booster restores
+	 * it or keeps trying).
 	 */
 	int ret;
 
