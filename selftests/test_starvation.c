@@ -9,6 +9,7 @@
 
 #include "kselftest_harness.h"
 
+#include "lib/pid_reuse.h"
 #include "lib/starve_fixture.h"
 #include "escalate.h"
 #include "proc.h"
@@ -668,6 +669,74 @@ TEST_F_TIMEOUT(starve, exit_during_boost_is_quiet, 40)
 	EXPECT_FALSE(daemon_said_of(self->d, "cannot", tid))
 		TH_LOG("stderr:\n%s", self->d->err);
 	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+/*
+ * A boosted task exits while its SCHED_FIFO emulation has it lowered, and
+ * a new task, at the same attributes, takes its tid (lib/pid_reuse.h)
+ * before the next raise: the new task is never raised, not even for a
+ * moment (it sleeps: raised, it would stay so for a whole period), and
+ * ends with its own attributes. @starvd_cpu: "-a" to run starvd, and so
+ * the emulation, on the test CPU itself (else a thread of starvd's does,
+ * fifo_worker.h).
+ */
+static void reused_during_fifo_boost(struct __test_metadata *_metadata,
+				     FIXTURE_DATA(starve) *self,
+				     const char *starvd_cpu)
+{
+	struct sched_attr orig = fifo_attr(VICTIM_PRIO), cur;
+	pid_t tid = self->v.st->tid, stranger;
+	uint64_t end;
+	bool raised = false;
+	char cpu[16];
+
+	snprintf(cpu, sizeof(cpu), "%d", self->cpu);
+	if (starvd_cpu) {
+		kill_and_reap(self->hog);
+		self->hog = hog_before_starvd(self, DAEMON_PRIO - 1);
+		ASSERT_LT(0, self->hog);
+		START("-t", "0.5", "-d", "60", "-F", starvd_cpu, cpu);
+	} else {
+		START("-t", "0.5", "-d", "60", "-F");
+	}
+	WAIT_EVENT("boost", tid);
+	/* Lowered: a period (1 s) before the next raise. */
+	end = now_ns() + EVENT_MS * NSEC_PER_MSEC;
+	while (!sched_getattr_tid(tid, &cur) && !sched_attr_same(&cur, &orig) &&
+	       now_ns() < end)
+		usleep(1000);
+	ASSERT_TRUE(sched_attr_same(&cur, &orig))
+		TH_LOG("the SCHED_FIFO emulation boost was never lowered");
+	/* Off the busy CPU, where it would exit only once raised. */
+	ASSERT_EQ(0, pin(tid, 0));
+	victim_stop(&self->v);
+	stranger = child_with_pid(tid, &orig);
+	if (stranger == -EPERM || stranger == -ENOSYS)
+		SKIP(return, "clone3() with set_tid: %s", strerror(-stranger));
+	ASSERT_EQ(tid, stranger);
+	/* Two periods: two raises of the boost, were it still going. */
+	end = now_ns() + 2 * NSEC_PER_SEC + 500 * NSEC_PER_MSEC;
+	while (now_ns() < end && !raised) {
+		ASSERT_EQ(0, sched_getattr_tid(stranger, &cur));
+		raised = !sched_attr_same(&cur, &orig);
+		usleep(1000);
+	}
+	EXPECT_FALSE(raised)
+		TH_LOG("the task that took pid %d was given %s %u", (int)tid,
+		       policy_name(cur.sched_policy), cur.sched_priority);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+	expect_attr(_metadata, stranger, &orig);
+	kill_and_reap(stranger);
+}
+
+TEST_F_TIMEOUT(starve, reused_tid_never_raised, 40)
+{
+	reused_during_fifo_boost(_metadata, self, NULL);
+}
+
+TEST_F_TIMEOUT(starve, reused_tid_never_raised_from_starvds_cpu, 40)
+{
+	reused_during_fifo_boost(_metadata, self, "-a");
 }
 
 TEST_F_TIMEOUT(starve, concurrent_boosts, 40)
