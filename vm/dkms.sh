@@ -8,7 +8,8 @@
 # scripts/deps-vm.sh) or, for bullseye's 5.10 kernels, unpacked into the
 # cache by vm/fetch.sh and passed with --kernelsourcedir (vm_kdir), built
 # with bullseye's gcc-10 from the cache, the compiler those kernels were
-# built with; an arm64 kernel's (also in the cache) cross-built with
+# built with; forky's 7.2 kernels' with forky's gcc-16 and pahole from the
+# cache (vm/fetch.sh's forky_toolchain); an arm64 kernel's (also in the cache) cross-built with
 # the cache's aarch64-linux-gnu-gcc-12 (vm/fetch.sh; its headers'
 # .kernelvariables give ARCH and the compiler). Replaces a previous registration of the same version,
 # rebuilding the module for the kernels that had it as well; a
@@ -67,6 +68,10 @@ for k in $kernels; do
 	cross=()
 	case $kdir in
 	"$BULLSEYE"/*) path=$BULLSEYE/bin:$PATH ;;	# gcc-10
+	"$FORKY"/*) path=$FORKY/bin:$PATH ;;	# gcc-16, pahole
+	"$FORKY_ARM64"/*)	# aarch64-linux-gnu-gcc-16 (.kernelvariables)
+		path=$FORKY/bin:$PATH
+		src+=(-a aarch64) ;;
 	"$ARM64"/*)
 		path=$ARM64/cross/usr/bin:$PATH
 		cross=(CROSS_COMPILE=aarch64-linux-gnu-

@@ -19,25 +19,42 @@
 # (aarch64-linux-gnu-gcc-12, as Debian built the kernel with gcc-12), and
 # an arm64 root ($ARM64/root, arm64_root below): the userland the guests
 # chroot into, and the sysroot vm/build.sh arm64 links against.
+# For the forky (7.2) guests, from Debian 14's own apt configurations
+# ($FORKY, $FORKY_ARM64): the kernel (linux-binary and linux-modules),
+# its headers and the kbuild tools of the same upload, and the toolchain
+# those headers name (gcc-16, its binutils, pahole: forky_toolchain), all
+# run with forky's C library from the cache (forky_wrap): DKMS builds
+# the module with the kernel's own compiler, as on a Debian 14 machine.
 # GUEST: see VM_ALL_GUESTS in vm/lib.sh
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-# fetch_deb PKG[:ARCH][=VERSION] [bullseye|arm64] -> path of the .deb in
-# the cache
-fetch_deb() {
-	local pkg=$1 suite=${2:-bookworm} dir=$VM_CACHE/debs f apt=() glob
-	case $suite in
-	bullseye) dir=$BULLSEYE/debs apt=(bullseye_apt) ;;
-	arm64) dir=$ARM64/debs apt=(arm64_apt) ;;
+# suite_apt SUITE: the apt wrapper of fetch_deb's SUITE (bookworm: none)
+suite_apt() {
+	case $1 in
+	bullseye | arm64 | forky) echo "${1}_apt" ;;
+	forky-arm64) echo forky_arm64_apt ;;
 	esac
+}
+
+# fetch_deb PKG[:ARCH][=VERSION] [bullseye|arm64|forky|forky-arm64] ->
+# path of the .deb in the cache
+fetch_deb() {
+	local pkg=$1 suite=${2:-bookworm} dir=$VM_CACHE/debs f apt glob
+	case $suite in
+	bullseye) dir=$BULLSEYE/debs ;;
+	arm64) dir=$ARM64/debs ;;
+	forky) dir=$FORKY/debs ;;
+	forky-arm64) dir=$FORKY_ARM64/debs ;;
+	esac
+	apt=$(suite_apt "$suite")
 	glob=${pkg%%[:=]*}_*.deb
 	case $pkg in *=*) glob=${pkg%%[:=]*}_${pkg#*=}_*.deb ;; esac
 	mkdir -p "$dir"
 	f=$(ls "$dir"/$glob 2>/dev/null | head -n1 || true)
 	if [ -z "$f" ]; then
 		echo "fetch: apt-get download $pkg ($suite)" >&2
-		(cd "$dir" && "${apt[@]}" apt-get download -q "$pkg" >&2) ||
+		(cd "$dir" && $apt apt-get download -q "$pkg" >&2) ||
 			die "apt-get download $pkg ($suite) failed: run scripts/deps-vm.sh (apt-get update, i386 architecture) and check 'apt-cache policy $pkg'"
 		f=$(ls "$dir"/$glob | head -n1)
 	fi
@@ -58,15 +75,14 @@ unpack_into() {
 bullseye_unpack() { unpack_into "$BULLSEYE/root" bullseye "$1"; }
 
 # kbuild_version PKG SUITE V: the version of the host's kbuild tools
-# package PKG (SUITE: bookworm or bullseye) for headers of version V: V
+# package PKG (SUITE: bookworm, bullseye or forky) for headers of version V: V
 # itself, else the newest of the same upstream version (the archive may
 # publish one architecture's upload before another's: arm64 headers
 # 6.1.192-2 beside amd64 kbuild 6.1.192-3). The tools, fixdep and modpost,
 # change with the kernel's version, not with Debian's revision.
 kbuild_version() {
-	local pkg=$1 suite=$2 v=$3 apt=() all
-	[ "$suite" = bullseye ] && apt=(bullseye_apt)
-	all=$("${apt[@]}" apt-cache madison "$pkg" 2>/dev/null | awk -F' *[|] *' '{ print $2 }')
+	local pkg=$1 suite=$2 v=$3 all
+	all=$($(suite_apt "$suite") apt-cache madison "$pkg" 2>/dev/null | awk -F' *[|] *' '{ print $2 }')
 	if grep -qxF -- "$v" <<<"$all"; then
 		echo "$v"
 		return 0
@@ -90,13 +106,14 @@ foreign_headers() {	# foreign_headers KVER ARCH ROOT SUITE
 	[ -e "$kdir/.starvd-ready" ] && return 0
 	[ "$arch" = i386 ] && hdr=$hdr:i386
 	common=linux-headers-$(echo "$kver" | sed -E 's/-(rt-)?(amd64|686|arm64)$//')-common
-	case $kver in *-rt-*) common=$common-rt ;; esac
+	case $kver in *+deb14-*) ;; *-rt-*) common=$common-rt ;; esac
 	# The common part and the kbuild tools of the same upload.
 	v=$(foreign_apt "$(dirname "$root")" apt-cache policy "$hdr" 2>/dev/null | sed -n 's/^ *Candidate: //p')
 	[ -n "$v" ] && [ "$v" != "(none)" ] ||
 		die "the $suite lists in $(dirname "$root") know no $hdr: run scripts/deps-vm.sh"
 	case $kver in
 	5.10.*) kb=linux-kbuild-5.10 ksuite=bullseye ;;
+	*+deb14-*) kb=linux-kbuild-$(echo "$kver" | sed -E 's/-(rt-)?(amd64|arm64)$//') ksuite=forky ;;
 	*) kb=linux-kbuild-$(echo "$kver" | sed -E 's/^([0-9]+\.[0-9]+)\.0-.*/\1/; s/-(rt-)?arm64$//')
 	   ksuite=bookworm ;;
 	esac
@@ -114,7 +131,71 @@ foreign_headers() {	# foreign_headers KVER ARCH ROOT SUITE
 		/usr/*) ln -sfn "$root$(readlink "$f")" "$f" ;;
 		esac
 	done
+	[ "$ksuite" != forky ] || forky_wrap "$root/usr/lib/$kb"
 	touch "$kdir/.starvd-ready"
+}
+
+# Forky's programs need its C library (2.38 or later: modpost, objtool,
+# resolve_btfids, gcc-16; the host has bookworm's 2.36). forky_wrap
+# DIR...: each ELF program under DIR becomes a script that runs it (kept
+# beside it as .NAME.elf) with the dynamic loader and libraries of
+# forky's libc6 in $FORKY/root (forky_toolchain), so that everything it
+# runs in turn (gcc's cc1, as, ld) is one of these scripts too. Run again
+# after a package is unpacked over them.
+forky_wrap() {
+	local lib=$FORKY/root/usr/lib/x86_64-linux-gnu f elf
+	find "$@" -type f -perm -u+x ! -name '.*.elf' ! -name '*.so' ! -name '*.so.*' |
+		while read -r f; do
+			[ "$(head -c4 "$f" | tail -c3)" = ELF ] || continue
+			elf=${f%/*}/.${f##*/}.elf
+			mv "$f" "$elf"
+			printf '#!/bin/sh\nexec %s --library-path %s --argv0 "$0" %s "$@"\n' \
+				"$lib/ld-linux-x86-64.so.2" "$lib" "$elf" >"$f"
+			chmod +x "$f"
+		done
+}
+
+# What forky's headers build with, in $FORKY/root (nothing installed):
+# the compiler they name (CC = $(CROSS_COMPILE)gcc-16 in their
+# .kernelvariables: x86_64-linux-gnu-gcc-16, aarch64-linux-gnu-gcc-16 for
+# the arm64 kernels) with its binutils, and pahole (kbuild passes the
+# modules' BTF options of the kernel's 1.32; bookworm's 1.24 has not
+# got them). Resolved by apt against an empty package state (forky_apt:
+# every dependency, forky's libc6 among them), unpacked with dpkg-deb,
+# every program wrapped (forky_wrap). $FORKY/bin has what kbuild calls
+# (the compilers and binutils by their target's name, pahole), for
+# vm/dkms.sh's PATH. Rebuilt when this list changes.
+FORKY_TOOL_PKGS="gcc-16 gcc-16-aarch64-linux-gnu pahole"
+forky_toolchain() {
+	local root=$FORKY/root want list p v f
+	want=$(echo $FORKY_TOOL_PKGS)
+	[ "$(cat "$root/.starvd-tools" 2>/dev/null)" = "$want" ] && return 0
+	echo "fetch: forky toolchain: resolving and downloading $want" >&2
+	# shellcheck disable=SC2086 # a list of package names
+	list=$(forky_apt apt-get install -s -qq --no-install-recommends $FORKY_TOOL_PKGS |
+		sed -n 's/^Inst \([^ ]*\) (\([^ ]*\) .*/\1 \2/p') && [ -n "$list" ] ||
+		die "apt cannot resolve forky's $want (above): the archive lacks them, or the lists in $FORKY are old (remove $FORKY/lists and run again)"
+	# shellcheck disable=SC2086
+	forky_apt apt-get install -qq -y --download-only --no-install-recommends $FORKY_TOOL_PKGS >&2 ||
+		die "downloading forky's $want failed: check the network to Debian's archive"
+	echo "$list" | while read -r p v; do
+		f=$(ls "$FORKY/cache/archives/${p}_${v/:/%3a}_"*.deb 2>/dev/null | head -n1)
+		[ -n "$f" ] && dpkg-deb -x "$f" "$root" ||
+			die "cannot unpack $p $v from $FORKY/cache/archives"
+	done
+	forky_wrap "$root/usr/bin" "$root/usr/libexec"
+	rm -rf "$FORKY/bin"
+	mkdir -p "$FORKY/bin"
+	for f in "$root"/usr/bin/x86_64-linux-gnu-* "$root"/usr/bin/aarch64-linux-gnu-* \
+		 "$root/usr/bin/pahole"; do
+		ln -s "../root/usr/bin/${f##*/}" "$FORKY/bin/${f##*/}"
+	done
+	for p in x86_64-linux-gnu-gcc-16 aarch64-linux-gnu-gcc-16; do
+		echo 'int f(void) { return 0; }' |
+			"$FORKY/bin/$p" -x c -c -o /dev/null - ||
+			die "forky's $p unpacked in $root does not compile (above)"
+	done
+	echo "$want" >"$root/.starvd-tools"
 }
 
 # Debian 11's gcc-10 in $BULLSEYE/bin (gcc finds cc1 relative to itself).
@@ -268,20 +349,29 @@ build_initramfs() {
 }
 
 fetch_guest() {
-	local guest=$1 kver arch pkg dir suite deb
+	local guest=$1 kver arch pkg dir suite deb p
 	kver=$(vm_kver "$guest")
 	arch=$(vm_arch "$guest")
 	dir=$VM_CACHE/$guest
 	suite=$(vm_suite "$guest")
 	pkg=linux-image-$kver
 	[ "$arch" = i386 ] && pkg=$pkg:i386
-	if [ "$suite" = bullseye ]; then
+	case $suite-$arch in
+	bullseye-*)
 		foreign_headers "$kver" "$arch" "$BULLSEYE/root" bullseye
-		bullseye_gcc
-	fi
-	if [ "$arch" = arm64 ]; then
+		bullseye_gcc ;;
+	forky-amd64)
+		forky_toolchain
+		foreign_headers "$kver" "$arch" "$FORKY/root" forky ;;
+	forky-arm64)
+		suite=forky-arm64
+		forky_toolchain
+		foreign_headers "$kver" "$arch" "$FORKY_ARM64/kbuild" forky-arm64 ;;
+	bookworm-arm64)
 		suite=arm64
-		foreign_headers "$kver" "$arch" "$ARM64/kbuild" arm64
+		foreign_headers "$kver" "$arch" "$ARM64/kbuild" arm64 ;;
+	esac
+	if [ "$arch" = arm64 ]; then
 		arm64_root
 		arm64_cross
 		# Where the guest's chroot shows the tree and DKMS's modules
@@ -291,9 +381,22 @@ fetch_guest() {
 	if [ ! -f "$dir/kver" ] || [ "$(cat "$dir/kver")" != "$kver" ]; then
 		rm -rf "$dir"
 		mkdir -p "$dir"
-		# 6.1 images are signed packages of the same name; 6.12 too.
-		deb=$(fetch_deb "$pkg" "$suite")
-		dpkg-deb -x "$deb" "$dir/root"
+		case $suite in
+		forky*)
+			# linux-image-KVER is a meta package: the image is in
+			# linux-binary-KVER, the modules in linux-modules-KVER,
+			# all under /usr/lib/modules/KVER.
+			for p in "linux-binary-$kver" "linux-modules-$kver"; do
+				dpkg-deb -x "$(fetch_deb "$p" "$suite")" "$dir/root"
+			done
+			ln -s usr/lib "$dir/root/lib"
+			mkdir -p "$dir/root/boot"
+			ln -s "../usr/lib/modules/$kver/vmlinuz" "$dir/root/boot/vmlinuz-$kver" ;;
+		*)
+			# 6.1 images are signed packages of the same name; 6.12 too.
+			deb=$(fetch_deb "$pkg" "$suite")
+			dpkg-deb -x "$deb" "$dir/root" ;;
+		esac
 		depmod -b "$dir/root" "$kver" 2>/dev/null || true
 		echo "$kver" >"$dir/kver"
 	fi

@@ -36,11 +36,15 @@ vm_newest_612() {	# vm_newest_612 [FLAVOUR [APT]]
 # architecture. The host's package state stays bookworm amd64 (and i386):
 # these packages are only ever downloaded and unpacked into the cache
 # (vm/fetch.sh), never installed. Two such configurations:
-# Debian 11 (bullseye, the 5.10 kernels) in $BULLSEYE, and Debian 12's
+# Debian 11 (bullseye, the 5.10 kernels) in $BULLSEYE, Debian 12's
 # arm64 packages (the arm64 guests' kernels, headers and userland, and the
-# libraries the cross-built programs link) in $ARM64.
+# libraries the cross-built programs link) in $ARM64, and Debian 14
+# (forky, the 7.2 kernels: amd64 in $FORKY with the toolchain their
+# headers name, arm64 kernels and headers in $FORKY_ARM64).
 BULLSEYE=$STARVD_CACHE/bullseye
 ARM64=$STARVD_CACHE/arm64
+FORKY=$STARVD_CACHE/forky
+FORKY_ARM64=$STARVD_CACHE/forky-arm64
 # The arm64 cross compiler's binutils libraries (libbfd, libopcodes of
 # binutils-aarch64-linux-gnu): unpacked into the cache with it, not
 # installed, so the dynamic loader must be told where they are
@@ -73,6 +77,8 @@ foreign_apt() {
 }
 bullseye_apt() { foreign_apt "$BULLSEYE" "$@"; }
 arm64_apt() { foreign_apt "$ARM64" "$@"; }
+forky_apt() { foreign_apt "$FORKY" "$@"; }
+forky_arm64_apt() { foreign_apt "$FORKY_ARM64" "$@"; }
 
 # foreign_update DIR SUITE [ARCH]: write DIR's sources list (SUITE and its
 # security suite, bookworm's also -updates) and fetch the package lists
@@ -103,6 +109,8 @@ deb [signed-by=$key] $sec $suite-security main"
 }
 bullseye_update() { foreign_update "$BULLSEYE" bullseye; }
 arm64_update() { foreign_update "$ARM64" bookworm arm64; }
+forky_update() { foreign_update "$FORKY" forky; }
+forky_arm64_update() { foreign_update "$FORKY_ARM64" forky arm64; }
 
 # Fill KVER_61, KVER_612, KVER_612RT, KVER_61RT, KVER_686 (overridable from
 # the environment).
@@ -178,6 +186,44 @@ vm_resolve_arm64() {
 		die "the arm64 lists in $ARM64 name no linux-image-arm64 or linux-image-6.12.*+deb12-rt-arm64: run scripts/deps-vm.sh"
 }
 
+# Newest linux-image-7.2.*+deb14-FLAVOUR known to APT (forky_apt,
+# forky_arm64_apt). Forky splits a kernel into linux-image (a meta
+# package), linux-binary (the image) and linux-modules.
+vm_newest_72() {	# vm_newest_72 FLAVOUR APT
+	local flavour=$1
+	$2 apt-cache search --names-only "^linux-image-7\\.2\\.[0-9]+\\+deb14-$flavour\$" 2>/dev/null |
+		sed -n "s/^linux-image-\\(7\\.2\\.[0-9]*+deb14-$flavour\\) .*/\\1/p" |
+		sort -t. -k3,3n | tail -n1
+}
+
+# Fill KVER_72, KVER_72RT (amd64) and KVER_ARM64_72, KVER_ARM64_72RT from
+# forky's lists (fetched here the first time: forky_update,
+# forky_arm64_update); overridable from the environment. Kept in
+# $FORKY/vm-kernels and $FORKY_ARM64/vm-kernels until the lists change.
+vm_resolve_forky() {	# vm_resolve_forky amd64|arm64
+	local dir=$FORKY apt=forky_apt a b
+	[ "$1" = amd64 ] && [ -n "${KVER_72:-}" ] && [ -n "${KVER_72RT:-}" ] && return 0
+	[ "$1" = arm64 ] && [ -n "${KVER_ARM64_72:-}" ] && [ -n "${KVER_ARM64_72RT:-}" ] && return 0
+	[ "$1" = amd64 ] || dir=$FORKY_ARM64 apt=forky_arm64_apt
+	if [ ! -d "$dir/lists" ]; then
+		if [ "$1" = amd64 ]; then forky_update; else forky_arm64_update; fi
+	fi
+	if [ ! "$dir/vm-kernels" -nt "$dir/lists" ]; then
+		printf '%s %s\n' "$(vm_newest_72 "$1" $apt)" "$(vm_newest_72 "rt-$1" $apt)" >"$dir/vm-kernels.$$"
+		mv "$dir/vm-kernels.$$" "$dir/vm-kernels"
+	fi
+	read -r a b <"$dir/vm-kernels"
+	[ -n "$a" ] && [ -n "$b" ] ||
+		die "forky's $1 lists in $dir name no linux-image-7.2.*+deb14-$1 or -rt-$1: the archive lacks Debian 14's 7.2 kernels, or the lists are old (remove $dir/lists and run vm/fetch.sh again)"
+	if [ "$1" = amd64 ]; then
+		KVER_72=${KVER_72:-$a}
+		KVER_72RT=${KVER_72RT:-$b}
+	else
+		KVER_ARM64_72=${KVER_ARM64_72:-$a}
+		KVER_ARM64_72RT=${KVER_ARM64_72RT:-$b}
+	fi
+}
+
 # Known guests; those vm/check.sh (make check-vm) boots by default, two
 # at a time, in an order that makes both slots end together in make
 # check (roughly: 6.12-rt 680 s, then 6.12 with the package guest 560 s,
@@ -199,7 +245,7 @@ vm_resolve_arm64() {
 # says what runs on them): 6.1-rt, 5.10-rt, 5.10-686, and the arm64
 # guests (qemu-system-aarch64; programs cross-built, vm/build.sh arm64):
 # arm64-6.1, the generic bookworm kernel, and arm64-6.12-rt, PREEMPT_RT.
-VM_ALL_GUESTS="6.1 6.12 686 6.12-rt 6.1-rt 5.10 5.10-686 5.10-rt arm64-6.1 arm64-6.12-rt"
+VM_ALL_GUESTS="6.1 6.12 686 6.12-rt 6.1-rt 5.10 5.10-686 5.10-rt 7.2 7.2-rt arm64-6.1 arm64-6.12-rt arm64-7.2 arm64-7.2-rt"
 VM_DEFAULT_GUESTS="6.12-rt 5.10 6.12 6.1 686"
 VM_DEFAULT_BPF_GUESTS="6.12-rt 6.1 5.10 arm64-6.1 arm64-6.12-rt"
 # Guests that run only selftests/kmod/guest-rescue.sh (test_rescue on the
@@ -254,6 +300,10 @@ vm_kver() {
 	5.10-rt) vm_resolve_bullseye; echo "$KVER_510RT" ;;
 	arm64-6.1) vm_resolve_arm64; echo "$KVER_ARM64_61" ;;
 	arm64-6.12-rt) vm_resolve_arm64; echo "$KVER_ARM64_612RT" ;;
+	7.2) vm_resolve_forky amd64; echo "$KVER_72" ;;
+	7.2-rt) vm_resolve_forky amd64; echo "$KVER_72RT" ;;
+	arm64-7.2) vm_resolve_forky arm64; echo "$KVER_ARM64_72" ;;
+	arm64-7.2-rt) vm_resolve_forky arm64; echo "$KVER_ARM64_72RT" ;;
 	*) die "unknown guest '$1' (known: $VM_ALL_GUESTS)" ;;
 	esac
 }
@@ -262,9 +312,9 @@ vm_kver() {
 vm_arch() {
 	case $1 in
 	686 | *-686) echo i386 ;;
-	arm64-6.1 | arm64-6.12-rt) echo arm64 ;;
+	arm64-6.1 | arm64-6.12-rt | arm64-7.2 | arm64-7.2-rt) echo arm64 ;;
 	5.10*) echo amd64 ;;
-	6.*) echo amd64 ;;
+	6.* | 7.2*) echo amd64 ;;
 	*) die "unknown guest '$1' (known: $VM_ALL_GUESTS)" ;;
 	esac
 }
@@ -273,17 +323,20 @@ vm_arch() {
 vm_suite() {
 	case $1 in
 	5.10*) echo bullseye ;;
+	7.2* | arm64-7.2*) echo forky ;;
 	*) echo bookworm ;;
 	esac
 }
 
 # Kernel release -> its kbuild directory: the installed headers
 # (/lib/modules/KVER/build, bookworm amd64 and i386) or those unpacked
-# into the cache by vm/fetch.sh (never installed): bullseye's, and the
-# arm64 kernels' (with the host's own kbuild tools).
+# into the cache by vm/fetch.sh (never installed): bullseye's, forky's,
+# and the arm64 kernels' (with the host's own kbuild tools).
 vm_kdir() {
 	case $1 in
 	5.10.*) echo "$BULLSEYE/root/usr/src/linux-headers-$1" ;;
+	*+deb14-arm64 | *+deb14-rt-arm64) echo "$FORKY_ARM64/kbuild/usr/src/linux-headers-$1" ;;
+	*+deb14-*) echo "$FORKY/root/usr/src/linux-headers-$1" ;;
 	*-arm64) echo "$ARM64/kbuild/usr/src/linux-headers-$1" ;;
 	*) echo "/lib/modules/$1/build" ;;
 	esac
