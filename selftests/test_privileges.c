@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <sched.h>
 #include <linux/bpf.h>
+#include <linux/genetlink.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include <sys/capability.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -30,6 +32,7 @@
 
 #include "lib/daemon_proc.h"
 #include "lib/workload.h"
+#include "backend_netlink.h"
 #include "journal.h"
 #include "proc.h"
 #include "throttle.h"
@@ -1032,6 +1035,76 @@ TEST(unit_sandbox_exposure)
 	check_unit(_metadata, "starvd.service", UNIT_EXPOSURE_MAX);
 	check_unit(_metadata, "starvd-metrics.service",
 		   METRICS_UNIT_EXPOSURE_MAX);
+}
+
+/*
+ * The netlink backend's socket hears the kernel alone (backend_netlink.h):
+ * connected to port 0, another socket's message to its port is refused by
+ * the kernel, while the kernel's replies still come. Needs no module: the
+ * request is the generic netlink controller's.
+ */
+TEST(netlink_socket_hears_only_the_kernel)
+{
+	struct {
+		struct nlmsghdr h;
+		struct genlmsghdr g;
+		char attrs[64];
+	} req = {
+		.h = { .nlmsg_type = GENL_ID_CTRL,
+		       .nlmsg_flags = NLM_F_REQUEST, .nlmsg_seq = 7 },
+		.g = { .cmd = CTRL_CMD_GETFAMILY, .version = 1 },
+	}, reply;
+	struct sockaddr_nl self_addr = { .nl_family = AF_NETLINK };
+	struct sockaddr_nl to = { .nl_family = AF_NETLINK }, from;
+	socklen_t alen = sizeof(self_addr);
+	struct nlattr *a = (struct nlattr *)req.attrs;
+	int client, other;
+	ssize_t n;
+
+	client = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	other = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	ASSERT_LE(0, client);
+	ASSERT_LE(0, other);
+	ASSERT_EQ(0, bind(client, (struct sockaddr *)&self_addr, alen));
+	ASSERT_EQ(0, getsockname(client, (struct sockaddr *)&self_addr, &alen));
+	ASSERT_EQ(0, nl_hear_kernel_only(client));
+
+	/* A forged reply from another socket to the client's port. */
+	to.nl_pid = self_addr.nl_pid;
+	req.h.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	EXPECT_EQ(-1, sendto(other, &req, req.h.nlmsg_len, 0,
+			     (struct sockaddr *)&to, sizeof(to)));
+	EXPECT_EQ(ECONNREFUSED, errno);
+
+	/* The kernel still answers: the controller's own family. */
+	a->nla_type = CTRL_ATTR_FAMILY_NAME;
+	a->nla_len = NLA_HDRLEN + sizeof("nlctrl");
+	memcpy((char *)a + NLA_HDRLEN, "nlctrl", sizeof("nlctrl"));
+	req.h.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN) + NLA_ALIGN(a->nla_len);
+	to.nl_pid = 0;
+	ASSERT_EQ((ssize_t)req.h.nlmsg_len,
+		  sendto(client, &req, req.h.nlmsg_len, 0,
+			 (struct sockaddr *)&to, sizeof(to)));
+	alen = sizeof(from);
+	n = recvfrom(client, &reply, sizeof(reply), MSG_TRUNC,
+		     (struct sockaddr *)&from, &alen);
+	ASSERT_LT((ssize_t)sizeof(struct nlmsghdr), n);
+	EXPECT_EQ(GENL_ID_CTRL, reply.h.nlmsg_type);
+	EXPECT_TRUE(nl_from_kernel(&from, &reply.h, 7));
+	close(client);
+	close(other);
+}
+
+/* Only the kernel's reply to the request in flight is taken. */
+TEST(netlink_reply_from_kernel_only)
+{
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	struct sockaddr_nl user = { .nl_family = AF_NETLINK, .nl_pid = 4242 };
+	struct nlmsghdr h = { .nlmsg_seq = 7 };
+
+	EXPECT_TRUE(nl_from_kernel(&kernel, &h, 7));
+	EXPECT_FALSE(nl_from_kernel(&user, &h, 7));
+	EXPECT_FALSE(nl_from_kernel(&kernel, &h, 8));
 }
 
 /*

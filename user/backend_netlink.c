@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <netlink/errno.h>
 #include <netlink/genl/ctrl.h>
@@ -30,6 +31,7 @@
 #include <starvd/starvd.h>
 
 #include "backend.h"
+#include "backend_netlink.h"
 #include "util.h"
 #include "version.h"
 
@@ -41,6 +43,7 @@ struct nl_backend {
 	const struct read_filter *filter;
 	struct starvd_cpu *cpus;
 	int nr_cpus;
+	uint32_t seq;		/* the request's sequence number */
 	char version[32];
 	uint32_t abi_version;
 	int ret;		/* error found by a callback */
@@ -202,6 +205,21 @@ static int on_cpu(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
+bool nl_from_kernel(const struct sockaddr_nl *src, const struct nlmsghdr *h,
+		    uint32_t seq)
+{
+	return src->nl_pid == 0 && h->nlmsg_seq == seq;
+}
+
+/* NL_CB_SEQ_CHECK: anything but the kernel's reply is dropped. */
+static int on_reply(struct nl_msg *msg, void *arg)
+{
+	const struct nl_backend *p = arg;
+
+	return nl_from_kernel(nlmsg_get_src(msg), nlmsg_hdr(msg), p->seq) ?
+	       NL_OK : NL_SKIP;
+}
+
 /* Send one request and process the replies with @handler. */
 static int request(struct nl_backend *p, uint8_t cmd, int flags,
 		   const struct read_filter *f,
@@ -232,8 +250,10 @@ static int request(struct nl_backend *p, uint8_t cmd, int flags,
 	if (!cb)
 		goto out;
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, handler, p);
+	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, on_reply, p);
 	p->ret = 0;
 	ret = nl_send_auto(p->sk, msg);
+	p->seq = nlmsg_hdr(msg)->nlmsg_seq;	/* numbered by the send */
 	if (ret >= 0)
 		ret = nl_recvmsgs(p->sk, cb);
 	ret = ret < 0 ? nlerr_to_errno(ret) : p->ret;
@@ -336,6 +356,14 @@ static int request_again(struct backend *b, uint8_t cmd, int flags,
 	return request(p, cmd, flags, f, handler);
 }
 
+int nl_hear_kernel_only(int fd)
+{
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+
+	return connect(fd, (struct sockaddr *)&kernel, sizeof(kernel)) ?
+	       -errno : 0;
+}
+
 static void nlb_close(struct backend *b)
 {
 	struct nl_backend *p = b->priv;
@@ -364,8 +392,9 @@ static int nlb_open(struct backend *b, unsigned int mode, char *err,
 		goto fail;
 	}
 	ret = genl_connect(p->sk);
-	if (ret < 0) {
-		ret = nlerr_to_errno(ret);
+	ret = ret < 0 ? nlerr_to_errno(ret) :
+	      nl_hear_kernel_only(nl_socket_get_fd(p->sk));
+	if (ret) {
 		snprintf(err, errlen,
 			 "cannot open a generic netlink socket: %s (is CONFIG_NET enabled?)",
 			 strerror(-ret));
@@ -373,6 +402,10 @@ static int nlb_open(struct backend *b, unsigned int mode, char *err,
 	}
 	/* Dumps of many tasks come in large messages. */
 	nl_socket_enable_msg_peek(p->sk);
+	/*
+	 * A dump ends with its NLMSG_DONE, an ACK would stay queued behind
+	 * it. libnl then checks no sequence number: on_reply() does.
+	 */
 	nl_socket_disable_auto_ack(p->sk);
 
 	p->family = genl_ctrl_resolve(p->sk, STARVD_FAMILY_NAME);
