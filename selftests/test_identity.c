@@ -332,6 +332,24 @@ TEST_F(fake, someone_elses_change_is_left_alone)
 	EXPECT_EQ(0, fk.first_set);
 }
 
+/* An exited task, a zombie until reaped, has no identity to change. */
+TEST(zombie_is_not_identified)
+{
+	struct task_id id;
+	pid_t child = fork();
+
+	ASSERT_LE(0, child);
+	if (child == 0)
+		_exit(0);
+	ASSERT_EQ(0, waitid(P_PID, child, &(siginfo_t){ 0 },
+			    WEXITED | WNOWAIT));
+	EXPECT_NE(0, task_start_time(child));
+	EXPECT_EQ(0, task_live_start_time(child));
+	EXPECT_EQ(-ESRCH, task_id_open(&id, child));
+	ASSERT_EQ(child, waitpid(child, NULL, 0));
+	EXPECT_EQ(0, task_live_start_time(child));
+}
+
 /* The real kernel: a child, its pid reused once it is reaped. */
 static pid_t sleeper(void)
 {

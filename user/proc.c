@@ -31,13 +31,27 @@ const char *task_stat_field(pid_t tid, int n, char *buf, size_t len)
 	return stat_field(buf, n);
 }
 
+/* starttime; 0 if gone, or, if @live, exited. */
+static uint64_t read_start_time(pid_t tid, bool live)
+{
+	char buf[1024];
+	const char *state = task_stat_field(tid, 3, buf, sizeof(buf));
+	const char *f = state ? stat_field(buf, 22) : NULL;
+	unsigned long long start;
+
+	if (!state || (live && (*state == 'Z' || *state == 'X')))
+		return 0;
+	return f && sscanf(f, "%llu", &start) == 1 ? start : 0;
+}
+
 uint64_t task_start_time(pid_t tid)
 {
-	unsigned long long start;
-	char buf[1024];
-	const char *f = task_stat_field(tid, 22, buf, sizeof(buf));
+	return read_start_time(tid, false);
+}
 
-	return f && sscanf(f, "%llu", &start) == 1 ? start : 0;
+uint64_t task_live_start_time(pid_t tid)
+{
+	return read_start_time(tid, true);
 }
 
 bool task_exited(pid_t tid)

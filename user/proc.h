@@ -19,6 +19,8 @@ const char *stat_field(const char *stat, int n);
 const char *task_stat_field(pid_t tid, int n, char *buf, size_t len);
 /* starttime (field 22 of /proc/<tid>/stat): with the tid, an identity. */
 uint64_t task_start_time(pid_t tid);
+/* The same, from one read; 0 also if it has exited (task_exited()). */
+uint64_t task_live_start_time(pid_t tid);
 /*
  * Gone (no /proc/<tid>), or exited and not yet reaped ('Z' or 'X' in its
  * stat)? False when its stat cannot be parsed: never taken for an exit.

@@ -16,11 +16,6 @@
 #define PIDFD_THREAD	O_EXCL
 #endif
 
-static uint64_t live_start_time(pid_t tid)
-{
-	return task_exited(tid) ? 0 : task_start_time(tid);
-}
-
 /*
  * The thread's own pidfd first: before 6.9 the flag is refused (EINVAL),
  * and a pidfd is had without it for a thread group leader only, which
@@ -44,7 +39,7 @@ static bool pidfd_exited(int pidfd)
 }
 
 static const struct task_id_ops kernel_ops = {
-	.start_time = live_start_time,
+	.start_time = task_live_start_time,
 	.pidfd_open = open_pidfd,
 	.pidfd_exited = pidfd_exited,
 	.getattr = sched_getattr_tid,
