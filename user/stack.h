@@ -31,9 +31,11 @@
 /*
  * <run-dir>/holder-stack.cpuN: the last stack sampled on CPU N, for
  * starvctl stacks: its holder_stack JSON event on the first line, then
- * the lines the log got (escaped).
+ * the lines the log got (escaped). Root's alone, from its creation on: it
+ * names other users' binaries and where they ran.
  */
 #define STACK_FILE_PREFIX	"holder-stack.cpu"
+#define STACK_FILE_MODE		0600
 
 struct stack_frame {
 	uint64_t addr;		/* return address; the first: where it ran */

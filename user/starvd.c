@@ -305,7 +305,8 @@ static void log_stacks(struct starvd *d)
 		snprintf(path, sizeof(path), "%s/" STACK_FILE_PREFIX "%d",
 			 d->cfg.run_dir, h->holder.cpu);
 		ret = d->status_path[0] ?
-		      write_file_atomic(path, fill_stack, &ev) : 0;
+		      write_file_atomic_mode(path, STACK_FILE_MODE, fill_stack,
+					     &ev) : 0;
 		if (ret && !d->stacks_write_failed)
 			log_err("cannot write %s: %s; starvctl stacks will not show it",
 				path, strerror(-ret));

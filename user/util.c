@@ -275,15 +275,14 @@ void atomic_abort(struct atomic_file *a)
 	a->fd = -1;
 }
 
-int write_file_atomic_at(int dir_fd, const char *name,
-			 void (*fill)(FILE *f, const void *arg),
-			 const void *arg)
+static int write_at(int dir_fd, const char *name, mode_t mode,
+		    void (*fill)(FILE *f, const void *arg), const void *arg)
 {
 	struct atomic_file a;
 	int ret;
 	FILE *f;
 
-	ret = atomic_open(&a, dir_fd, 0644);
+	ret = atomic_open(&a, dir_fd, mode);
 	if (ret)
 		return ret;
 	/* A FILE of its own: ->fd stays open for atomic_commit(). */
@@ -305,8 +304,22 @@ int write_file_atomic_at(int dir_fd, const char *name,
 	return atomic_commit(&a, name);
 }
 
+int write_file_atomic_at(int dir_fd, const char *name,
+			 void (*fill)(FILE *f, const void *arg),
+			 const void *arg)
+{
+	return write_at(dir_fd, name, 0644, fill, arg);
+}
+
 int write_file_atomic(const char *path,
 		      void (*fill)(FILE *f, const void *arg), const void *arg)
+{
+	return write_file_atomic_mode(path, 0644, fill, arg);
+}
+
+int write_file_atomic_mode(const char *path, mode_t mode,
+			   void (*fill)(FILE *f, const void *arg),
+			   const void *arg)
 {
 	const char *slash = strrchr(path, '/');
 	char dir[PATH_MAX];
@@ -323,7 +336,7 @@ int write_file_atomic(const char *path,
 	dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir_fd < 0)
 		return -errno;
-	ret = write_file_atomic_at(dir_fd, slash ? slash + 1 : path, fill, arg);
+	ret = write_at(dir_fd, slash ? slash + 1 : path, mode, fill, arg);
 	close(dir_fd);
 	return ret;
 }

@@ -70,10 +70,14 @@ void atomic_abort(struct atomic_file *a);
 
 /*
  * Replace @path with what @fill writes (atomic_open()), so that a reader
- * never sees half of it; -errno on error.
+ * never sees half of it; -errno on error. Mode 0644 less the umask; with
+ * write_file_atomic_mode() @mode less the umask, from its creation on.
  */
 int write_file_atomic(const char *path,
 		      void (*fill)(FILE *f, const void *arg), const void *arg);
+int write_file_atomic_mode(const char *path, mode_t mode,
+			   void (*fill)(FILE *f, const void *arg),
+			   const void *arg);
 /* The same for the file @name of the directory @dir_fd. */
 int write_file_atomic_at(int dir_fd, const char *name,
 			 void (*fill)(FILE *f, const void *arg),
