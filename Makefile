@@ -125,9 +125,14 @@ abi:
 	scripts/gen-abi.py "$$(vm/ynl.sh)" include/starvd/starvd.yaml \
 		include/starvd/starvd.h
 
-# Build dependencies (Debian/Ubuntu packages), installed when missing.
+# Debian/Ubuntu packages, installed when missing: deps what building and
+# running needs, deps-check also what make check needs on the host
+# (scripts/deps-vm.sh installs the guests').
 deps:
 	@scripts/deps.sh
+
+deps-check:
+	@scripts/deps.sh check
 
 run: deps all
 	scripts/run.sh $(ARGS)
@@ -150,7 +155,7 @@ SELFTESTS	= $(MAKE) -C selftests O=$(abspath $(O)) CC="$(CC)" \
 CHECK_PREP	:= $(if $(wildcard mk/pkg.mk),check-pkg-recorded) \
 		   $(if $(and $(filter 1,$(VM)),$(wildcard mk/kmod.mk)),check-vm-prepare)
 
-check: deps all
+check: deps-check all
 	$(SELFTESTS) all
 	@rm -f $(RESULTS) $(O)/vm-prepared
 	@selftests/host-state.sh save $(O)/host-state
@@ -182,7 +187,7 @@ check-pkg-recorded:
 	@RESULTS=$(RESULTS) $(MAKE) -j1 check-pkg || grep -q '^pkg ' $(RESULTS) || \
 		echo "pkg-build # Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:1" >> $(RESULTS)
 
-bench: deps all $(O)/bench.skel.h
+bench: deps-check all $(O)/bench.skel.h
 	STARVD_BIN_DIR=$(abspath $(BIN)) $(SELFTESTS) bench
 
 install: all
@@ -228,5 +233,5 @@ clean:
 -include mk/kselftest.mk
 -include mk/fuzz.mk
 
-.PHONY: all abi deps run demo check check-pkg-recorded bench install install-stalld-compat clean
+.PHONY: all abi deps deps-check run demo check check-pkg-recorded bench install install-stalld-compat clean
 .SECONDARY:

@@ -21,6 +21,11 @@ set -euo pipefail
 
 [ "$(id -u)" = 0 ] || die "run as root (it installs Debian packages): sudo $0"
 command -v apt-get >/dev/null || die "apt-get not found: this script needs Debian (bookworm)"
+# The guests' kernel headers are installed from the host's own archive,
+# which only Debian 12's has (the host's gcc-12 builds their module).
+release=$(. /etc/os-release 2>/dev/null && echo "${ID:-}:${VERSION_CODENAME:-}")
+[ "$release" = debian:bookworm ] ||
+	die "the qemu guests boot Debian 12's kernels, whose headers are installed from this machine's archive: they need a Debian 12 (bookworm) host, this is ${release:-unknown}. Run make check VM=0 here (host suites, packages, the Debian 13 chroot)"
 
 if ! dpkg --print-foreign-architectures | grep -qx i386; then
 	echo "deps-vm: adding the i386 architecture (686 guest, 32-bit client)"

@@ -112,6 +112,8 @@ for suite in $suites; do
 		# netlink backend's policies against include/starvd/starvd.yaml.
 		run_one "unit-abi" "$here/kmod/abi-check.py" \
 			STARVD_YNL="$("$here/../vm/ynl.sh")"
+		# The guests' scanner of kernel reports (vm/kernel-reports.sh).
+		run_one "unit-kernel-reports" "$here/kmod/kernel-reports-test.sh"
 		# kmod/, bpf/ and the ABI header in the kernel's coding style.
 		run_one "unit-style" "$here/style.sh" \
 			CHECKPATCH="$bindir/checkpatch/checkpatch.pl"
