@@ -7,7 +7,10 @@
 # two at a time (each TCG guest is one host thread) and run
 # selftests/kmod/guest-tests.sh in each (guest-rescue.sh in
 # $VM_RESCUE_ONLY_GUESTS; $VM_THREADIRQS_GUESTS boot once more with
-# threadirqs for guest-escalate.sh).
+# threadirqs for guest-escalate.sh). The guests that run guest-tests.sh
+# (they load the module) boot with the kernel's memory checkers on
+# ($VM_MEMCHECK_ARGS), and any report of a fault the kernel logs there
+# fails the guest (vm/kernel-reports.sh, a vm-GUEST-kernel line).
 #
 # Each guest records one line per suite ("vm-GUEST-SUITE # Totals: ...",
 # see selftests/summary.sh); they are appended to $RESULTS when it is set.
@@ -41,6 +44,11 @@ guest_timeout() {	# guest_timeout GUEST: its GUEST_TIMEOUT
 	fi
 }
 VM_PARALLEL=${VM_PARALLEL:-2}
+# SLUB's consistency checks, red zones, poisoning and owner tracking on
+# every cache; KFENCE guarding an allocation every 10 ms where the kernel
+# has it (Debian builds it into 6.12, not into 5.10 or 6.1: those ignore
+# the parameter).
+VM_MEMCHECK_ARGS="slub_debug=FZPU kfence.sample_interval=10"
 bpf_guests=${STARVD_VM_BPF_GUESTS-$VM_DEFAULT_BPF_GUESTS}
 cd "$STARVD_TOP"
 
@@ -78,10 +86,22 @@ boot_fail() {
 	esac
 }
 
+# kernel_reports GUEST: a failing line in $lines, and the reports on fd 3,
+# if the kernel of the boot whose results are in $res reported a fault.
+kernel_reports() {
+	local logs=("$res/console") out
+	[ ! -f "$res/dmesg" ] || logs+=("$res/dmesg")
+	out=$(vm/kernel-reports.sh "${logs[@]}" 2>&1) && return
+	lines="$lines${lines:+$'\n'}$(fail_line "vm-$1-kernel")"
+	echo "# vm-$1: the kernel reported faults of its own (vm/kernel-reports.sh):" >&3
+	echo "$out" | sed 's/^/#   /' >&3
+}
+
 # guest_run GUEST: boot it, run the tests, leave in $VM_CACHE/results/
 # GUEST.lines its results lines, GUEST.secs its time, GUEST.log its output.
 guest_run() {
 	local g=$1 env res=$VM_CACHE/results/$1 t0 rc=0 secs lines modes script
+	local kargs=()
 	case $(vm_arch "$g") in
 	i386) env="STARVD_BUILD=$STARVD_TOP/build32 STARVD_BIN_DIR=$STARVD_TOP/build32" ;;
 	arm64) env="STARVD_BUILD=$STARVD_TOP/build-arm64 STARVD_BIN_DIR=$STARVD_TOP/build-arm64 STARVD_YNL=$ynl" ;;
@@ -99,8 +119,9 @@ guest_run() {
 	case " $VM_RESCUE_ONLY_GUESTS " in
 	*" $g "*) script=guest-rescue.sh ;;
 	esac
+	[ "$script" != guest-tests.sh ] || kargs=(-a "$VM_MEMCHECK_ARGS")
 	t0=$(date +%s)
-	vm/run.sh -t "$(guest_timeout "$g")" "$g" \
+	vm/run.sh "${kargs[@]}" -t "$(guest_timeout "$g")" "$g" \
 		"RESULTS=\$STARVD_VM_RESULTS/results $env sh selftests/kmod/$script" \
 		>"$VM_CACHE/results/$g.log" 2>&1 || rc=$?
 	secs=$(($(date +%s) - t0))
@@ -112,6 +133,7 @@ guest_run() {
 		lines="$lines${lines:+$'\n'}$(fail_line "vm-$g-kmod")"
 		echo "# vm-$g: the module checks did not finish; console: $res/console" >&3
 	fi
+	[ "$script" != guest-tests.sh ] || kernel_reports "$g"
 	case " $VM_THREADIRQS_GUESTS " in
 	*" $g "*)
 		rc=0

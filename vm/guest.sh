@@ -45,4 +45,7 @@ cd "$starvd_top" || exit 1
 pin=
 taskset 1 true 2>/dev/null && pin="taskset 1"
 { sh "$R/cmd"; echo $? >"$R/rc"; } 2>&1 | $pin tee "$R/out"
+# Every level of the kernel's log, for vm/kernel-reports.sh: the console
+# (loglevel=3) carries only the most urgent.
+dmesg >"$R/dmesg" 2>&1
 echo "STARVD-VM-RC=$(cat "$R/rc")"
