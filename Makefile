@@ -140,6 +140,15 @@ run: deps all
 demo: deps all
 	scripts/demo.sh
 
+# The tree built and tested in a Debian chroot sharing this kernel
+# (vm/chroot.sh): trixie (Debian 13, make check runs it: CHROOT= skips
+# it), or arm64 (Debian 12 arm64 under qemu-user-static: a native build
+# and the unit suite, too slow for make check; docs/testing.md).
+CHROOT		?= trixie
+
+check-chroot: deps-check
+	$(if $(CHROOT),vm/chroot.sh $(CHROOT),@echo "check-chroot: CHROOT= names no chroot (trixie, arm64)")
+
 # VM=0 skips the kernel-module tests in qemu guests (see mk/kmod.mk).
 VM		?= 1
 RESULTS		:= $(abspath $(O))/results.txt
@@ -148,7 +157,8 @@ SELFTESTS	= $(MAKE) -C selftests O=$(abspath $(O)) CC="$(CC)" \
 
 # make check's order: the host suites, alone (their busy loops take CPU 0
 # too, and starvd reports and boosts whatever waits there: work run beside
-# them in the background broke a test's count of events); the packages
+# them in the background broke a test's count of events); the Debian 13
+# chroot (vm/chroot.sh: its build, unit suite and one boost); the packages
 # built while the guests' kernels are fetched and their module built
 # (CHECK_PREP, make -j2: no test runs then); the guests, two at a time,
 # the package guest among them; the kselftest target.
@@ -160,6 +170,9 @@ check: deps-check all
 	@rm -f $(RESULTS) $(O)/vm-prepared
 	@selftests/host-state.sh save $(O)/host-state
 	-RESULTS=$(RESULTS) selftests/run.sh $(O)/selftests unit host load
+	$(if $(CHROOT),-RESULTS=$(RESULTS) vm/chroot.sh $(CHROOT) || \
+		grep -q '^chroot-' $(RESULTS) || \
+		echo "chroot-$(CHROOT)-build # Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:1" >> $(RESULTS))
 	-@RESULTS=$(RESULTS) $(MAKE) -j2 --output-sync=target $(CHECK_PREP)
 # The package guest boots in check-vm, next to the other guests, when
 # PKG_GUEST is one of them; alone after it otherwise.
@@ -233,5 +246,5 @@ clean:
 -include mk/kselftest.mk
 -include mk/fuzz.mk
 
-.PHONY: all abi deps deps-check run demo check check-pkg-recorded bench install install-stalld-compat clean
+.PHONY: all abi deps deps-check run demo check-chroot check check-pkg-recorded bench install install-stalld-compat clean
 .SECONDARY:
