@@ -14,8 +14,11 @@
  *
  * No tracepoint probes, no state outside a request, no allocation in
  * scheduler context: a request allocates its snapshot in process context
- * (GFP_KERNEL) when the dump starts, fills it under rcu_read_lock() and
- * frees it when the dump is done.
+ * when the dump starts, charged to the caller's memory cgroup
+ * (GFP_KERNEL_ACCOUNT), fills it walking the tasks in chunks (see
+ * starvd_walk()) and frees it when the dump is done. A socket has at most
+ * one dump in flight (netlink answers EBUSY to a second), so it makes the
+ * kernel hold at most one snapshot of at most STARVD_SNAP_MAX records.
  *
  * Times: the run queue clock is sched_clock_cpu() of the queue's CPU. At
  * the start of a read the module samples sched_clock_cpu() of every
@@ -34,6 +37,9 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mm.h>
+#include <linux/idr.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
@@ -60,10 +66,27 @@ module_param(unprivileged, bool, 0644);
 MODULE_PARM_DESC(unprivileged,
 		 "allow queries without CAP_NET_ADMIN (default: N)");
 
+/* Records one snapshot holds at most: 16 MiB. */
+#define STARVD_SNAP_MAX		BIT(18)
+/* Walks of one request before it is refused with EAGAIN. */
+#define STARVD_SNAP_TRIES	4
+/* Pids a walk looks at under one rcu_read_lock(). */
+#define STARVD_WALK_CHUNK	256
+
+/*
+ * Fault injection for the module's tests (selftests/kmod/guest-faults.sh):
+ * every walk counts twice as many matching tasks as it has room for, as
+ * tasks woken in waves between the walks would make it.
+ */
+static bool fault_snap_overflow;
+module_param(fault_snap_overflow, bool, 0644);
+MODULE_PARM_DESC(fault_snap_overflow,
+		 "test only: every walk finds more tasks than it has room for (default: N)");
+
 /* One read of the tasks, taken when a dump starts. */
 struct starvd_snap {
 	u64 read_time;		/* CLOCK_MONOTONIC */
-	unsigned int n;		/* records in rec[] */
+	unsigned int n;		/* records in rec[], every one filled */
 	unsigned int pos;	/* next record (or CPU) to emit */
 	struct starvd_task *rec;
 	struct starvd_cpu *cpus;	/* GET_CPUS: nr_cpu_ids entries */
@@ -176,53 +199,92 @@ static bool starvd_task_waits(struct task_struct *p)
 	return starvd_task_state(p) == TASK_RUNNING || !starvd_task_delayed(p);
 }
 
-/*
- * Walk all threads and store up to @cap matching records into @rec.
- * Returns how many matched, which may exceed @cap.
- */
-static unsigned int starvd_walk(struct starvd_task *rec, unsigned int cap,
-				const u64 *clk, int filter_cpu, u64 min_wait)
+/* One walk of the tasks into rec[]. */
+struct starvd_walk {
+	struct starvd_task *rec;
+	unsigned int cap;	/* room in rec[] */
+	unsigned int filled;	/* records written to rec[]: at most cap */
+	unsigned int matched;	/* tasks that matched: may exceed cap */
+	const u64 *clk;		/* each CPU's clock when the walk started */
+	int filter_cpu;		/* -1: all */
+	u64 min_wait;
+};
+
+/* Record @p in @w if it runs or waits for a CPU; under rcu_read_lock(). */
+static void starvd_visit(struct starvd_walk *w, struct task_struct *p)
 {
-	struct task_struct *g, *p;
-	unsigned int n = 0;
+	bool running;
+	u64 queued, wait = 0;
+	u32 flags = 0;
+	int cpu;
 
-	rcu_read_lock();
-	for_each_process_thread(g, p) {
-		bool running;
-		u64 queued, wait = 0;
-		u32 flags = 0;
-		int cpu;
-
-		/*
-		 * A queued task not in TASK_RUNNING was preempted on its way
-		 * to sleep: it waits too (see starvd_task_waits()).
-		 */
-		if (starvd_task_state(p) != TASK_RUNNING &&
-		    READ_ONCE(p->on_rq) != TASK_ON_RQ_QUEUED)
-			continue;
-		cpu = task_cpu(p);
-		if (filter_cpu >= 0 && cpu != filter_cpu)
-			continue;
-		running = starvd_task_on_cpu(p);
-		if (running && starvd_task_state(p) != TASK_RUNNING)
-			continue;
-		if (!running) {
-			if (!starvd_task_waits(p))
-				continue;
-			queued = READ_ONCE(p->sched_info.last_queued);
-			if (!queued)
-				flags |= STARVD_TASK_WAIT_LOWER_BOUND;
-			else if (clk[cpu] > queued)
-				wait = clk[cpu] - queued;
-			if (queued && wait < min_wait)
-				continue;
-		}
-		if (n < cap)
-			starvd_fill_task(&rec[n], p, cpu, running, wait, flags);
-		n++;
+	/*
+	 * A queued task not in TASK_RUNNING was preempted on its way to
+	 * sleep: it waits too (see starvd_task_waits()).
+	 */
+	if (starvd_task_state(p) != TASK_RUNNING &&
+	    READ_ONCE(p->on_rq) != TASK_ON_RQ_QUEUED)
+		return;
+	cpu = task_cpu(p);
+	if (w->filter_cpu >= 0 && cpu != w->filter_cpu)
+		return;
+	running = starvd_task_on_cpu(p);
+	if (running && starvd_task_state(p) != TASK_RUNNING)
+		return;
+	if (!running) {
+		if (!starvd_task_waits(p))
+			return;
+		queued = READ_ONCE(p->sched_info.last_queued);
+		if (!queued)
+			flags |= STARVD_TASK_WAIT_LOWER_BOUND;
+		else if (w->clk[cpu] > queued)
+			wait = w->clk[cpu] - queued;
+		if (queued && wait < w->min_wait)
+			return;
 	}
-	rcu_read_unlock();
-	return n;
+	if (w->filled < w->cap)
+		starvd_fill_task(&w->rec[w->filled++], p, cpu, running, wait,
+				 flags);
+	w->matched++;
+}
+
+/*
+ * Walk every thread, in the order of their ids in the initial pid
+ * namespace, STARVD_WALK_CHUNK ids at a time: between two chunks the walk
+ * leaves its RCU read-side section and may be rescheduled, and it holds
+ * nothing then but the id to go on from, so a thread that exits meanwhile
+ * costs nothing and one that starts with a lower id is not seen (it was
+ * not there when the walk passed). Returns 0, or -EINTR when the caller
+ * is being killed.
+ */
+static int starvd_walk(struct starvd_walk *w)
+{
+	struct pid *pid = NULL;
+	struct task_struct *p;
+	int nr = 0, i;
+
+	w->filled = 0;
+	w->matched = 0;
+	for (;;) {
+		rcu_read_lock();
+		for (i = 0; i < STARVD_WALK_CHUNK; i++, nr++) {
+			pid = idr_get_next(&init_pid_ns.idr, &nr);
+			if (!pid)
+				break;
+			p = pid_task(pid, PIDTYPE_PID);
+			if (p)
+				starvd_visit(w, p);
+		}
+		rcu_read_unlock();
+		if (!pid)
+			break;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+	if (READ_ONCE(fault_snap_overflow))
+		w->matched = max(w->matched, 2 * w->cap);
+	return 0;
 }
 
 static void starvd_snap_free(struct starvd_snap *s)
@@ -234,41 +296,77 @@ static void starvd_snap_free(struct starvd_snap *s)
 	kfree(s);
 }
 
-/* Take one read; process context, may sleep. */
-static struct starvd_snap *starvd_snap_take(int filter_cpu, u64 min_wait)
+/*
+ * Take one read; process context, may sleep. A walk that finds more
+ * tasks than it has room for is done again with more room, up to
+ * STARVD_SNAP_TRIES walks: a snapshot holds only records that a walk
+ * filled, all the tasks that walk found, or the request is refused.
+ * Returns the snapshot or an ERR_PTR(): -ENOMEM, -EINTR, -EAGAIN (tasks
+ * kept waking faster than the walks could follow: the caller tries
+ * again), -E2BIG (more than STARVD_SNAP_MAX tasks run or wait).
+ */
+static struct starvd_snap *starvd_snap_take(int filter_cpu, u64 min_wait,
+					    struct netlink_ext_ack *extack)
 {
-	unsigned int cap = 64, n = 0, tries;
+	struct starvd_walk w = {
+		.cap = 64,
+		.filter_cpu = filter_cpu,
+		.min_wait = min_wait,
+	};
 	struct starvd_snap *s;
+	unsigned int tries;
 	u64 *clk;
-	int cpu;
+	int cpu, ret = -ENOMEM;
 
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
-	clk = kvmalloc_array(nr_cpu_ids, sizeof(*clk), GFP_KERNEL | __GFP_ZERO);
+	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
+	clk = kvmalloc_array(nr_cpu_ids, sizeof(*clk),
+			     GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!s || !clk)
-		goto nomem;
+		goto fail;
 	s->filter_cpu = filter_cpu;
+	w.clk = clk;
 
-	for (tries = 0; tries < 4; tries++) {
-		kvfree(s->rec);
-		s->rec = kvmalloc_array(cap, sizeof(*s->rec), GFP_KERNEL);
-		if (!s->rec)
-			goto nomem;
+	for (tries = 1; ; tries++) {
+		kvfree(w.rec);
+		w.rec = kvmalloc_array(w.cap, sizeof(*w.rec),
+				       GFP_KERNEL_ACCOUNT);
+		if (!w.rec) {
+			ret = -ENOMEM;
+			goto fail;
+		}
 		s->read_time = ktime_get_ns();
 		for_each_possible_cpu(cpu)
 			clk[cpu] = starvd_clock_cpu(cpu);
-		n = starvd_walk(s->rec, cap, clk, filter_cpu, min_wait);
-		if (n <= cap)
+		ret = starvd_walk(&w);
+		if (ret)
+			goto fail;
+		if (w.filled == w.matched)
 			break;
+		if (tries == STARVD_SNAP_TRIES) {
+			if (w.matched > STARVD_SNAP_MAX) {
+				NL_SET_ERR_MSG(extack,
+					       "starvd: too many tasks run or wait to read them all");
+				ret = -E2BIG;
+			} else {
+				NL_SET_ERR_MSG(extack,
+					       "starvd: tasks kept waking faster than the module could read them: try again");
+				ret = -EAGAIN;
+			}
+			goto fail;
+		}
 		/* More tasks matched than there was room for: grow, retry. */
-		cap = n + n / 4 + 64;
+		w.cap = min_t(unsigned int, w.matched + w.matched / 4 + 64,
+			      STARVD_SNAP_MAX);
 	}
-	s->n = min(n, cap);
+	s->rec = w.rec;
+	s->n = w.filled;
 	kvfree(clk);
 	return s;
-nomem:
+fail:
+	kvfree(w.rec);
 	kvfree(clk);
 	starvd_snap_free(s);
-	return NULL;
+	return ERR_PTR(ret);
 }
 
 /* Parsed attributes of a dump request; @tb has room for all of them. */
@@ -405,12 +503,12 @@ static int starvd_dump_start(struct netlink_callback *cb, bool cpus)
 	ret = starvd_parse_filter(attrs, extack, &cpu, cpus ? NULL : &min_wait);
 	if (ret)
 		return ret;
-	s = starvd_snap_take(cpu, min_wait);
-	if (!s)
-		return -ENOMEM;
+	s = starvd_snap_take(cpu, min_wait, extack);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
 	if (cpus) {
 		s->cpus = kvmalloc_array(nr_cpu_ids, sizeof(*s->cpus),
-					 GFP_KERNEL | __GFP_ZERO);
+					 GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 		if (!s->cpus) {
 			starvd_snap_free(s);
 			return -ENOMEM;

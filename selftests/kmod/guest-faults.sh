@@ -21,11 +21,15 @@
 #     and CAP_SYS_ADMIN): -b auto says why and uses the module; without
 #     the module too, starvd and starvctl exit 1 naming both.
 #  6. starvctl -b netlink as nobody: exit 1, saying what it needs.
+#  7. every walk of a snapshot finding more tasks than it has room for
+#     (the module's fault_snap_overflow): get-tasks and get-cpus are
+#     refused with EAGAIN; without it, every record they return is a
+#     task that exists on a CPU that exists.
 #
 # Environment: as guest-tests.sh (STARVD_VM_GUEST, RESULTS, STARVD_BUILD,
 # STARVD_BIN_DIR), STARVD_FUZZ_SEED and STARVD_FUZZ_COUNT for nlfuzz
 # (default: a new seed each run, printed; 60000 messages), and
-# STARVD_FAULTS, the checks to run (default "1 2 3 4 5 6").
+# STARVD_FAULTS, the checks to run (default "1 2 3 4 5 6 7").
 guest=${STARVD_VM_GUEST:?run inside a guest, see vm/check.sh}
 B=${STARVD_BUILD:?}
 BIN=${STARVD_BIN_DIR:?}
@@ -40,7 +44,7 @@ CPU1=/sys/devices/system/cpu/cpu1/online
 . selftests/kmod/guest-lib.sh
 
 want() {	# want N: is check N asked for?
-	case " ${STARVD_FAULTS:-1 2 3 4 5 6} " in
+	case " ${STARVD_FAULTS:-1 2 3 4 5 6 7} " in
 	*" $1 "*) return 0 ;;
 	esac
 	return 1
@@ -64,6 +68,7 @@ cleanup() {
 	if [ $was_loaded = 1 ]; then
 		load
 		echo 0 >/sys/module/starvd/parameters/unprivileged
+		echo 0 >/sys/module/starvd/parameters/fault_snap_overflow
 	else
 		unload_busy
 	fi
@@ -493,10 +498,22 @@ fault6() {
 	echo 0 >/sys/module/starvd/parameters/unprivileged
 }
 
+# 7. every walk of a snapshot overflowing: 200 spinning threads, more
+# than a first walk has room for
+fault7() {
+	step "7. every walk of a snapshot overflowing"
+	load
+	tap_from "$NL" records 200
+	echo 1 >/sys/module/starvd/parameters/fault_snap_overflow
+	ok $? "fault_snap_overflow set"
+	tap_from "$NL" records 200 refused
+	echo 0 >/sys/module/starvd/parameters/fault_snap_overflow
+}
+
 echo "TAP version 13"
 echo "# guest $guest, kernel $(uname -r): faults"
 dmesg_skip=$(dmesg | wc -l)
-for f in 1 2 3 4 5 6; do
+for f in 1 2 3 4 5 6 7; do
 	want $f && fault$f
 done
 ! dmesg_bad "$dmesg_skip"

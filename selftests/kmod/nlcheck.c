@@ -11,6 +11,11 @@
  *                         going away, pausing between queries; SIGTERM ends
  *                         it early, as a normal end
  *   nlcheck bigdump N     N spinning threads; one dump must return them all
+ *   nlcheck records N [refused]  N spinning threads; every record of a
+ *                         get-tasks and a get-cpus dump must be a task that
+ *                         exists (/proc/TID) on a CPU that exists; with
+ *                         "refused", both dumps must instead be refused
+ *                         with EAGAIN (the module's fault_snap_overflow)
  *   nlcheck bench THREADS ITER  get-tasks dump vs debugfs sched/debug
  *   nlcheck pipe SECONDS  pipe ping-pong round trips per second
  *   nlcheck slab          objects in use in the kmalloc caches (see below)
@@ -585,6 +590,118 @@ static int cmd_bigdump(int n)
 	return !ret && s.msgs + 8 >= (unsigned int)n && !s.mixed_time ? 0 : 1;
 }
 
+/* What the records of one dump held that no task could. */
+struct record_check {
+	uint32_t nr_cpus;
+	unsigned int records, bad;
+	char first_bad[128];
+};
+
+/* Check one STARVD_A_TASK_* nest: an existing thread on an existing CPU. */
+static void check_task(struct nlattr *nest, struct record_check *c)
+{
+	struct nlattr *a = (void *)((uint8_t *)nest + NLA_HDRLEN);
+	int len = nest->nla_len - NLA_HDRLEN;
+	int64_t tid = -1, cpu = -1;
+	char path[32];
+
+	while (len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN &&
+	       a->nla_len <= len) {
+		if (a->nla_type == STARVD_A_TASK_TID && a->nla_len == NLA_HDRLEN + 4)
+			tid = *(uint32_t *)attr_data(a);
+		if (a->nla_type == STARVD_A_TASK_CPU && a->nla_len == NLA_HDRLEN + 4)
+			cpu = *(int32_t *)attr_data(a);
+		len -= NLA_ALIGN(a->nla_len);
+		a = (void *)((uint8_t *)a + NLA_ALIGN(a->nla_len));
+	}
+	c->records++;
+	snprintf(path, sizeof(path), "/proc/%lld", (long long)tid);
+	if (tid > 0 && cpu >= 0 && cpu < c->nr_cpus && !access(path, F_OK))
+		return;
+	if (!c->bad++)
+		snprintf(c->first_bad, sizeof(c->first_bad),
+			 "tid %lld on cpu %lld", (long long)tid,
+			 (long long)cpu);
+}
+
+static int check_msg(struct nlmsghdr *nh, void *arg)
+{
+	struct genlmsghdr *gh = NLMSG_DATA(nh);
+	struct nlattr *t;
+
+	t = find_attr(nh, gh->cmd == STARVD_CMD_GET_CPUS ? STARVD_A_CPUS_CURR :
+		      STARVD_A_TASKS_TASK);
+	if (t)
+		check_task(t, arg);
+	return 0;
+}
+
+static int get_nr_cpus(struct nlmsghdr *nh, void *arg)
+{
+	struct nlattr *a = find_attr(nh, STARVD_A_INFO_NR_CPUS);
+
+	if (!a)
+		return -1;
+	*(uint32_t *)arg = *(uint32_t *)attr_data(a);
+	return 0;
+}
+
+/*
+ * With @n threads spinning, dump get-tasks and get-cpus: every record
+ * must be an existing thread on a CPU below get-info's nr-cpus or, when
+ * @refused, each dump must be refused with EAGAIN and nothing else.
+ */
+static int cmd_records(int n, bool refused)
+{
+	static const struct {
+		uint8_t cmd;
+		const char *name;
+	} dumps[] = {
+		{ STARVD_CMD_GET_TASKS, "get-tasks" },
+		{ STARVD_CMD_GET_CPUS, "get-cpus" },
+	};
+	struct record_check c = { 0 };
+	char why[256], desc[256];
+	pthread_t *t;
+	unsigned int i;
+	int ret;
+
+	need_family();
+	ret = do_request(STARVD_CMD_GET_INFO, 0, get_nr_cpus, &c.nr_cpus, why,
+			 sizeof(why));
+	if (ret || !c.nr_cpus) {
+		fprintf(stderr, "nlcheck: GET_INFO failed: %s %s\n",
+			strerror(-ret), why);
+		return 2;
+	}
+	pthread_barrier_init(&spin_gate, NULL, n + 1);
+	t = start_threads(n, spin);
+	pthread_barrier_wait(&spin_gate);
+	for (i = 0; i < sizeof(dumps) / sizeof(dumps[0]); i++) {
+		c.records = 0;
+		c.bad = 0;
+		c.first_bad[0] = '\0';
+		ret = do_request(dumps[i].cmd, NLM_F_DUMP, check_msg, &c, why,
+				 sizeof(why));
+		if (refused) {
+			snprintf(desc, sizeof(desc),
+				 "%s dump with every walk overflowing is refused with EAGAIN (%u records, %u not a task on a CPU%s%s)",
+				 dumps[i].name, c.records, c.bad,
+				 c.bad ? ": first " : "", c.first_bad);
+			tap(ret == -EAGAIN && !c.records, desc, ret, why);
+		} else {
+			snprintf(desc, sizeof(desc),
+				 "%s dump: all %u records are tasks that exist on CPUs that exist (%u not%s%s)",
+				 dumps[i].name, c.records, c.bad,
+				 c.bad ? ": first " : "", c.first_bad);
+			tap(!ret && c.records && !c.bad, desc, ret, why);
+		}
+	}
+	stop_threads(t, n);
+	pthread_barrier_destroy(&spin_gate);
+	return tap_failed ? 1 : 0;
+}
+
 static uint64_t time_debugfs(void)
 {
 	uint64_t t0 = mono_ns();
@@ -752,7 +869,7 @@ static int cmd_pipe(int secs)
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: nlcheck info|malformed|eperm|loop SECONDS [PAUSE_MS]|bigdump N|bench THREADS ITER|pipe SECONDS|slab\n");
+		"usage: nlcheck info|malformed|eperm|loop SECONDS [PAUSE_MS]|bigdump N|records N [refused]|bench THREADS ITER|pipe SECONDS|slab\n");
 	return 2;
 }
 
@@ -776,6 +893,9 @@ int main(int argc, char **argv)
 		return cmd_loop(atoi(argv[2]), argc == 4 ? atoi(argv[3]) : 0);
 	if (!strcmp(argv[1], "bigdump") && argc == 3)
 		return cmd_bigdump(atoi(argv[2]));
+	if (!strcmp(argv[1], "records") &&
+	    (argc == 3 || (argc == 4 && !strcmp(argv[3], "refused"))))
+		return cmd_records(atoi(argv[2]), argc == 4);
 	if (!strcmp(argv[1], "bench") && argc == 4)
 		return cmd_bench(atoi(argv[2]), atoi(argv[3]));
 	return usage();
