@@ -28,7 +28,8 @@
  * sample is reported with a wait of 0.
  *
  * Thread and process ids are those of the initial pid namespace
- * (task_pid_nr()/task_tgid_nr()); the family is only served in init_net.
+ * (task_pid_nr()/task_tgid_nr()); the family is only served in init_net,
+ * and only to callers with CAP_NET_ADMIN there.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -60,11 +61,6 @@
 #endif
 
 #define STARVD_CLOCK_NAME "sched_clock_cpu"
-
-static bool unprivileged;
-module_param(unprivileged, bool, 0644);
-MODULE_PARM_DESC(unprivileged,
-		 "allow queries without CAP_NET_ADMIN (default: N)");
 
 /* Records one snapshot holds at most: 16 MiB. */
 #define STARVD_SNAP_MAX		BIT(18)
@@ -150,17 +146,16 @@ static int starvd_only(struct nlattr **attrs, int maxattr,
 #endif
 
 /*
- * The family's ops carry no GENL_ADMIN_PERM because the unprivileged
- * parameter relaxes it at run time: every handler checks here instead,
- * with the same test genetlink uses for GENL_ADMIN_PERM.
+ * Every handler checks CAP_NET_ADMIN here, with the test genetlink uses
+ * for GENL_ADMIN_PERM, so that a refusal says what the caller lacks.
  */
 static int starvd_check_perm(const struct sk_buff *skb,
 			     struct netlink_ext_ack *extack)
 {
-	if (READ_ONCE(unprivileged) || netlink_capable(skb, CAP_NET_ADMIN))
+	if (netlink_capable(skb, CAP_NET_ADMIN))
 		return 0;
 	NL_SET_ERR_MSG(extack,
-		       "starvd: CAP_NET_ADMIN required (run as root, or load the module with unprivileged=1)");
+		       "starvd: CAP_NET_ADMIN required: query as root");
 	return -EPERM;
 }
 

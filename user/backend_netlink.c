@@ -263,7 +263,7 @@ out:
 	return ret;
 }
 
-#define EPERM_TEXT "the starvd kernel module refused the query: it needs CAP_NET_ADMIN: run as root, or let every user query it with 'echo 1 > /sys/module/starvd/parameters/unprivileged' (or load it with 'modprobe starvd unprivileged=1')"
+#define EPERM_TEXT "the starvd kernel module refused the query: it needs CAP_NET_ADMIN: run as root"
 
 /*
  * Ask the module (family id in p->family) for its version and ABI; on

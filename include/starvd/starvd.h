@@ -12,8 +12,7 @@
  * request. Waits are "waited W ns at read-time", read-time being
  * CLOCK_MONOTONIC; a waiting task the scheduler did not stamp comes with
  * wait 0 and the flag wait-lower-bound. Thread ids are those of the initial
- * pid namespace. Queries need CAP_NET_ADMIN unless the module parameter
- * unprivileged=1.
+ * pid namespace. Queries need CAP_NET_ADMIN.
  *
  * STARVD_CMD_GET_INFO (do)
  * ------------------------

@@ -67,7 +67,6 @@ cleanup() {
 	echo "$rt_saved" >$RT
 	if [ $was_loaded = 1 ]; then
 		load
-		echo 0 >/sys/module/starvd/parameters/unprivileged
 		echo 0 >/sys/module/starvd/parameters/fault_snap_overflow
 	else
 		unload_busy
@@ -489,13 +488,8 @@ fault6() {
 	out=$(as_nobody "$BIN/starvctl" -b netlink tasks 2>&1)
 	st=$?
 	echo "$out" | sed 's/^/#   /'
-	[ $st = 1 ] && echo "$out" | grep -q 'needs CAP_NET_ADMIN: run as root' &&
-		echo "$out" | grep -q 'unprivileged=1'
-	ok $? "starvctl -b netlink as nobody exits 1: needs CAP_NET_ADMIN, or unprivileged=1"
-	echo 1 >/sys/module/starvd/parameters/unprivileged
-	as_nobody "$BIN/starvctl" -b netlink tasks >/dev/null
-	ok $? "with unprivileged=1 it works as nobody"
-	echo 0 >/sys/module/starvd/parameters/unprivileged
+	[ $st = 1 ] && echo "$out" | grep -q 'needs CAP_NET_ADMIN: run as root'
+	ok $? "starvctl -b netlink as nobody exits 1: needs CAP_NET_ADMIN, run as root"
 }
 
 # 7. every walk of a snapshot overflowing: 200 spinning threads, more
