@@ -137,8 +137,11 @@ deps-check:
 run: deps all
 	scripts/run.sh $(ARGS)
 
+# The busy loop and its victim: selftests/starve, built without the
+# kselftest harness (no kernel sources needed).
 demo: deps all
-	scripts/demo.sh
+	$(SELFTESTS) demo
+	scripts/demo.sh $(abspath $(O))/selftests/starve
 
 # The tree built and tested in a Debian chroot sharing this kernel
 # (vm/chroot.sh): trixie (Debian 13, make check runs it: CHROOT= skips
