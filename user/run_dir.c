@@ -45,7 +45,7 @@ static int check_owner(const struct stat *st, const char *path,
 	};
 	uid_t me = geteuid();
 	bool owner_ok = st->st_uid == me || (kind == ON_THE_WAY && !st->st_uid);
-	bool mode_ok = !(st->st_mode & (S_IWGRP | S_IWOTH)) ||
+	bool mode_ok = !(st->st_mode & 0022) ||
 		       (kind == ON_THE_WAY && (st->st_mode & S_ISVTX));
 	char owner[64], self[64], todo[3 * PATH_MAX];
 
@@ -147,16 +147,17 @@ static int follow(int fd, const char *path, char *todo, size_t size,
 
 	n = readlinkat(fd, "", target, sizeof(target) - 1);
 	if (n < 0) {
+		n = -errno;
 		snprintf(err, len, "cannot read the symbolic link %s: %s",
-			 path, strerror(errno));
-		return -errno;
+			 path, strerror(-n));
+		return n;
 	}
 	target[n] = '\0';
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/%s", target, rest) >= size) {
 		snprintf(err, len, "%s: %s", path, strerror(ENAMETOOLONG));
 		return -ENAMETOOLONG;
 	}
-	strcpy(todo, tmp);
+	memcpy(todo, tmp, strlen(tmp) + 1);
 	return 0;
 }
 
@@ -246,10 +247,12 @@ int run_dir_open(const char *path, bool create, char *err, size_t len)
 int run_file_check_fd(int fd, const char *path, char *err, size_t len)
 {
 	struct stat st;
+	int ret;
 
 	if (fstat(fd, &st)) {
-		snprintf(err, len, "cannot stat %s: %s", path, strerror(errno));
-		return -errno;
+		ret = -errno;
+		snprintf(err, len, "cannot stat %s: %s", path, strerror(-ret));
+		return ret;
 	}
 	if (S_ISLNK(st.st_mode))
 		return refuse_link(path, err, len);
