@@ -333,13 +333,13 @@ TEST(holder_stack)
 	h->nr_samples = 4;
 	h->nr_same = 3;
 	h->nr_kernel = 1;
-	h->kernel[0] = (struct stack_frame){ .addr = 0xffffffff81234567ULL,
+	h->kernel[0] = (struct stack_frame){
 		.offset = 0x7f, .size = 0xd0, .symbol = "read_zero" };
 	h->nr_user = 2;
-	h->user[0] = (struct stack_frame){ .addr = 0x5555555551a7ULL,
+	h->user[0] = (struct stack_frame){
 		.elf_addr = 0x11a7, .file_offset = 0x11a7,
 		.module = "/usr/bin/spin", .build_id = "0123abcd" };
-	h->user[1] = (struct stack_frame){ .addr = 0x7ffff7dd1000ULL,
+	h->user[1] = (struct stack_frame){
 		.offset = 0x10, .size = 0x20, .symbol = "bad\xff\x01name",
 		.module = "/lib/libc.so.6", .file_offset = UINT64_MAX };
 	snprintf(h->user_note, sizeof(h->user_note), "2 frame(s) unwound");
@@ -355,7 +355,8 @@ TEST(holder_stack)
 	ASSERT_EQ(2, json_object_array_length(u));
 	f = json_object_array_get_idx(k, 0);
 	EXPECT_STREQ("read_zero", json_member_str(f, "symbol"));
-	EXPECT_STREQ("0xffffffff81234567", json_member_str(f, "address"));
+	/* A frame's address is never shown (stack.h). */
+	EXPECT_FALSE(json_object_object_get_ex(f, "address", NULL));
 	EXPECT_EQ(0x7f, num(f, "offset"));
 	f = json_object_array_get_idx(u, 0);
 	/* No symbol: null, not absent. */

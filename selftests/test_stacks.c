@@ -10,7 +10,10 @@
  * alone; without CAP_PERFMON the capture says why, once; with -v the
  * report line is unchanged and the stack follows it, and starvctl stacks
  * shows it; every JSON line starvd prints parses; naming a holder whose
- * file carries 96 MiB it never loads does not read those in.
+ * file carries 96 MiB it never loads does not read those in. No frame
+ * is shown by its address: started without CAP_SYSLOG, starvd prints,
+ * logs and keeps no kernel address, its stack file is root's alone, and
+ * no line of its own has stalld's report words.
  */
 #include <grp.h>
 #include <poll.h>
@@ -24,6 +27,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -210,6 +214,78 @@ static void all_json_parses(struct __test_metadata *_metadata,
 }
 
 /*
+ * A kernel address in @s: a run of exactly as many hex digits as a
+ * pointer has ("0x" or not), at or above the start of the kernel's half
+ * of the address space (x86_64 and arm64: 0xffff800000000000; 32-bit
+ * x86: 0xc0000000). Decimal numbers (times, tids) never begin with a
+ * letter, and build IDs are longer. NULL if none.
+ */
+static const char *kernel_address_in(const char *s)
+{
+	const unsigned long long start = sizeof(long) == 8 ?
+					 0xffff800000000000ULL : 0xc0000000ULL;
+	const char *p = s;
+	size_t n;
+
+	for (; *p; p += n ? n : 1) {
+		n = strspn(p, "0123456789abcdefABCDEF");
+		if (n == 2 * sizeof(long) &&
+		    strtoull(p, NULL, 16) >= start)
+			return p;
+	}
+	return NULL;
+}
+
+/*
+ * An address of @pid's memory in @s, as starvd would print one
+ * ("0x..."): in a range of /proc/@pid/maps. NULL if none.
+ */
+static const char *task_address_in(const char *s, pid_t pid)
+{
+	unsigned long long lo[256], hi[256], a;
+	char path[64], l[512];
+	const char *p;
+	int i, n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	while (f && n < 256 && fgets(l, sizeof(l), f))
+		n += sscanf(l, "%llx-%llx", &lo[n], &hi[n]) == 2;
+	if (f)
+		fclose(f);
+	for (p = strstr(s, "0x"); p; p = strstr(p + 2, "0x")) {
+		a = strtoull(p + 2, NULL, 16);
+		for (i = 0; i < n; i++)
+			if (a >= lo[i] && a < hi[i])
+				return p;
+	}
+	return NULL;
+}
+
+/*
+ * No frame of either kind has its address in the JSON event: names,
+ * offsets, files and build IDs only.
+ */
+static void no_frame_address(struct __test_metadata *_metadata)
+{
+	const char *const kinds[] = { "kernel_stack", "user_stack" };
+	size_t k, i, n;
+
+	for (k = 0; k < 2; k++) {
+		struct json_object *a = FRAMES(kinds[k]);
+
+		n = a ? json_object_array_length(a) : 0;
+		for (i = 0; i < n; i++)
+			EXPECT_TRUE(!json_object_object_get_ex(
+					json_object_array_get_idx(a, i),
+					"address", NULL))
+				TH_LOG("%s frame %zu has an address: %s",
+				       kinds[k], i, line);
+	}
+}
+
+/*
  * starvd unwinds user stacks on x86_64 only: elsewhere (the 686 guest's
  * 32-bit build) it says so in every event, and the user frames are not
  * there to check. On x86_64 they are required: a build that lost its
@@ -262,16 +338,20 @@ TEST_F(starve, names_spinning_function_without_frame_pointers)
 	names_spin(_metadata, self, test_path("spin_stack-nofp"));
 }
 
-/* No symbols: build ID and address; eu-addr2line names it from them. */
-TEST_F(starve, stripped_binary_gives_build_id_and_address)
+/*
+ * No symbols: build ID, file offset and the address in the file's own
+ * layout, from which eu-addr2line names it; never where the holder has
+ * it mapped (its ASLR layout), in the JSON event or the text.
+ */
+TEST_F(starve, stripped_binary_gives_build_id_and_file_offset)
 {
 	const char *stripped = test_path("spin_stack-stripped");
 	const char *full = test_path("spin_stack-nofp");
 	struct json_object *user, *f;
-	char id[128], want[128], out[4096];
-	const char *addr;
+	char id[128], want[128], out[4096], text[512];
+	const char *addr, *p;
 
-	holder_stack_of(_metadata, self, stripped, "user", "--stacks", NULL);
+	holder_stack_of(_metadata, self, stripped, "user", "--stacks", "-v");
 	NEED_USER_FRAMES();
 	user = FRAMES("user_stack");
 	ASSERT_TRUE(user && json_object_array_length(user) > 0)
@@ -292,6 +372,15 @@ TEST_F(starve, stripped_binary_gives_build_id_and_address)
 	EXPECT_EQ(offset_in_file(stripped, strtoull(addr, NULL, 16)),
 		  (long long)strtoull(json_member_str(f, "file_offset"), NULL, 16));
 	all_json_parses(_metadata, self->d);
+	no_frame_address(_metadata);
+	snprintf(text, sizeof(text), "  user: file offset %s of %s (build ID %s, no symbol; ELF address %s)",
+		 json_member_str(f, "file_offset"), stripped, want, addr);
+	EXPECT_TRUE(daemon_wait_output(self->d, text, EVENT_MS))
+		TH_LOG("no \"%s\" on stderr:\n%s", text, self->d->err);
+	p = task_address_in(self->d->err, self->hog);
+	EXPECT_TRUE(!p) TH_LOG("stderr: %.60s", p);
+	p = task_address_in(line, self->hog);
+	EXPECT_TRUE(!p) TH_LOG("JSON: %.60s", p);
 }
 
 /* @key's value in /proc/@pid/status, in kB; -1 if not there. */
@@ -348,6 +437,117 @@ TEST_F(starve, kernel_frames_of_a_system_call)
 		TH_LOG("no starvd_spin_syscall in the user frames: %s",
 		       line);
 #endif
+}
+
+/*
+ * stalld's report words, which scripts count ("starved on CPU",
+ * "starved", "boosted pid", "restored pid"), are in no line of @err but
+ * the reports themselves: "<comm>-<tid> starved on CPU <n> for ...".
+ */
+static void report_words_only_in_reports(struct __test_metadata *_metadata,
+					 const char *err)
+{
+	const char *l, *end, *w;
+	char one[1024];
+
+	for (l = err; *l; l = *end ? end + 1 : end) {
+		end = strchrnul(l, '\n');
+		snprintf(one, sizeof(one), "%.*s", (int)(end - l), l);
+		w = strstr(one, " starved on CPU ");
+		if (w && strstr(one, "starved") == w + 1 &&
+		    !strstr(w + 2, "starved"))
+			continue;
+		EXPECT_TRUE(!strstr(one, "starved") &&
+			    !strstr(one, "boosted pid") &&
+			    !strstr(one, "restored pid"))
+			TH_LOG("a line of starvd's own with a report's words: %s",
+			       one);
+	}
+}
+
+/*
+ * <run-dir>/holder-stack.cpuN once it is this holder's (the run directory
+ * may hold an earlier test's), in @out, its status in @st.
+ */
+static void stack_file_of(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(starve) *self, char *out, size_t len,
+			  struct stat *st)
+{
+	char path[128], want[96];
+	uint64_t t0 = now_ns();
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/" STACK_FILE_PREFIX "%d",
+		 self->d->run_dir, self->cpu);
+	snprintf(want, sizeof(want), "holder stack on CPU %d: %s-%d, ",
+		 self->cpu, "spin_stack-fp", (int)self->hog);
+	for (;; usleep(50000)) {
+		ret = read_file(path, out, len);
+		if ((ret >= 0 && strstr(out, want)) ||
+		    now_ns() - t0 > EVENT_MS * NSEC_PER_MSEC)
+			break;
+	}
+	ASSERT_TRUE(ret >= 0 && strstr(out, want))
+		TH_LOG("%s: %s", path, ret < 0 ? strerror(-ret) : out);
+	ASSERT_EQ(0, stat(path, st));
+}
+
+/*
+ * Started as the shipped unit leaves it, without CAP_SYSLOG (then
+ * /proc/kallsyms shows starvd no addresses unless kernel.kptr_restrict
+ * is 0 and kernel.perf_event_paranoid at most 1), with the holder inside
+ * read(): no kernel address in its stderr, its JSON events or the stack's
+ * file, which is root's alone; the kernel frames are named, or the
+ * stack says why they are not shown and the log says once what to do.
+ * No line of its own has stalld's report words.
+ */
+TEST_F(starve, no_kernel_address_without_cap_syslog)
+{
+	const char *hidden = "frame(s) not shown: /proc/kallsyms hides kernel addresses";
+	const char *said = "kernel frames of holder stacks are not shown: ";
+	static char file[16384];
+	struct json_object *kernel;
+	const char *p, *l, *end, *note;
+	char one[1024];
+	struct stat st;
+
+	/* starvd inherits the bounding set: setpriv --bounding-set -syslog. */
+	ASSERT_EQ(0, prctl(PR_CAPBSET_DROP, CAP_SYSLOG, 0, 0, 0));
+	holder_stack_of(_metadata, self, test_path("spin_stack-fp"),
+			"syscall", "-v", "--stacks");
+	stack_file_of(_metadata, self, file, sizeof(file), &st);
+	EXPECT_EQ(0600, st.st_mode & 07777);
+	EXPECT_EQ(0, st.st_uid);
+	/* Each of the file's text lines is on stderr too (the log's). */
+	for (l = strchr(file, '\n'); l && l[1]; l = end) {
+		end = strchr(++l, '\n');
+		snprintf(one, sizeof(one), "%.*s",
+			 (int)(end ? end - l : (long)strlen(l)), l);
+		EXPECT_TRUE(daemon_wait_output(self->d, one, EVENT_MS))
+			TH_LOG("not on stderr: %s", one);
+		if (!end)
+			break;
+	}
+	p = kernel_address_in(self->d->err);
+	EXPECT_TRUE(!p) TH_LOG("stderr: %.40s", p);
+	p = kernel_address_in(self->d->out);
+	EXPECT_TRUE(!p) TH_LOG("stdout: %.40s", p);
+	p = kernel_address_in(file);
+	EXPECT_TRUE(!p) TH_LOG("%s" STACK_FILE_PREFIX "%d: %.40s",
+			       self->d->run_dir, self->cpu, p);
+	no_frame_address(_metadata);
+	kernel = FRAMES("kernel_stack");
+	note = json_member_str(ev, "kernel_stack_note");
+	if (frame_named(kernel, "ksys_read") < 0) {
+		EXPECT_EQ(0, kernel ? json_object_array_length(kernel) : 1);
+		EXPECT_TRUE(note && strstr(note, hidden))
+			TH_LOG("kernel stack note: %s", note ?: "(none)");
+		p = strstr(self->d->err, said);
+		EXPECT_TRUE(p && strstr(p, "CAP_SYSLOG") &&
+			    !strstr(p + 1, said))
+			TH_LOG("said, not once: %s", self->d->err);
+	}
+	report_words_only_in_reports(_metadata, self->d->err);
 }
 
 /*

@@ -195,7 +195,6 @@ static struct json_object *frames_json(const struct stack_frame *f,
 		fo = json_object_new_object();
 		if (!fo)
 			break;
-		put_hex(fo, "address", f[i].addr);
 		if (f[i].symbol[0])
 			json_put_str(fo, "symbol", f[i].symbol);
 		else

@@ -22,10 +22,10 @@
  * holder_stack
  *             the task is the holder; victim (a task object), samples,
  *             samples_with_this_stack, kernel_stack and user_stack (arrays
- *             of frames, innermost first: address as a "0x..." string,
- *             symbol (null: none known), offset and size from it; kernel:
- *             module ("" the kernel itself); user: file, build_id,
- *             elf_address and file_offset, for eu-addr2line), and
+ *             of frames, innermost first, never with their address
+ *             (stack.h): symbol (null: none known), offset and size from
+ *             it; kernel: module ("" the kernel itself); user: file,
+ *             build_id, elf_address and file_offset, for eu-addr2line), and
  *             kernel_stack_note, user_stack_note: why a stack is short
  *             or missing, or null; truncated when frames were left out
  *             to fit the line. The text is one line and one a frame.

@@ -102,9 +102,13 @@ add_once(struct stacks *s, struct holder_stack *h, bool *said,
 	size_t off = strlen(h->once_note);
 	va_list ap;
 
-	if (*said || off >= sizeof(h->once_note))
+	if (*said || off + 2 >= sizeof(h->once_note))
 		return;
 	*said = true;
+	if (off) {
+		memcpy(h->once_note + off, ". ", 3);
+		off += 2;
+	}
 	va_start(ap, fmt);
 	vsnprintf(h->once_note + off, sizeof(h->once_note) - off, fmt, ap);
 	va_end(ap);
@@ -349,45 +353,71 @@ static int sample_task(struct stacks *s, pid_t tid, int cpu,
 
 /* --- kernel symbols --- */
 
+/*
+ * Why ksyms_name() named no frame (@ret < 0), for the stack's note, and
+ * what would name them, for the daemon's once note.
+ */
+static const char *unnamed_why(const struct stacks *s, int ret,
+			       const char **cure)
+{
+	if (ret == -ENODATA) {
+		*cure = "start starvd with CAP_SYSLOG (the unit: a drop-in adding it to CapabilityBoundingSet=) and kernel.kptr_restrict at 0 or 1 to name them";
+		return "/proc/kallsyms hides kernel addresses from starvd (it started without CAP_SYSLOG, or kernel.kptr_restrict is 2)";
+	}
+	if (ret == -EBADF && s->kallsyms_err) {
+		*cure = "mount /proc, and restart starvd";
+		return "starvd could not open /proc/kallsyms when it started";
+	}
+	*cure = "raise starvd's LimitMEMLOCK= or MemoryMax=, and restart it";
+	return "no memory to name them";
+}
+
+/*
+ * Name the kernel frames of @smp. A frame is shown by its symbol, never
+ * by its address (stack.h): where none can be named, none is shown, the
+ * stack's note says why and the daemon's note, once, what to do.
+ */
 static void name_kernel(struct stacks *s, const struct sample *smp,
 			struct holder_stack *h)
 {
 	struct ksym w[STACK_MAX_FRAMES] = {};
-	unsigned int i;
+	unsigned int i, n = smp->nr_kernel;
+	const char *why, *cure;
+	char err[64] = "";
 	int ret;
 
-	for (i = 0; i < smp->nr_kernel; i++)
+	for (i = 0; i < n; i++)
 		w[i].addr = smp->kernel[i];
-	h->nr_kernel = smp->nr_kernel;
-	ret = smp->nr_kernel ? ksyms_name(s->ksyms, w, smp->nr_kernel,
-					  &s->stop) : 0;
-	if (ret == -ENODATA)
+	ret = n ? ksyms_name(s->ksyms, w, n, &s->stop) : 0;
+	if (ret < 0) {
+		why = unnamed_why(s, ret, &cure);
+		if (s->kallsyms_err)
+			snprintf(err, sizeof(err), " (%s)",
+				 strerror(s->kallsyms_err));
+		snprintf(h->kernel_note, sizeof(h->kernel_note),
+			 "%u frame(s) not shown: %s", n, why);
 		add_once(s, h, &s->said_kallsyms,
-			 "kernel frames are shown as addresses: /proc/kallsyms gave starvd no addresses (kernel.kptr_restrict without CAP_SYSLOG when starvd started)");
-	else if (ret == -EBADF && s->kallsyms_err)
-		add_once(s, h, &s->said_kallsyms,
-			 "kernel frames are shown as addresses: starvd could not open /proc/kallsyms when it started (%s); mount /proc, and restart starvd",
-			 strerror(s->kallsyms_err));
-	else if (ret < 0)
-		add_once(s, h, &s->said_kallsyms,
-			 "kernel frames are shown as addresses: no memory to name them (%s); raise starvd's LimitMEMLOCK= or MemoryMax=, and restart it",
-			 strerror(ret == -EBADF ? ENOMEM : -ret));
-	else if (smp->nr_kernel && ksyms_table_error(s->ksyms))
+			 "kernel frames of holder stacks are not shown: %s%s; %s",
+			 why, err, cure);
+		return;
+	}
+	if (n && ksyms_table_error(s->ksyms))
 		add_once(s, h, &s->said_table,
 			 "each stack's kernel frames cost a pass over /proc/kallsyms: starvd could not keep its symbols (%s); %s",
 			 strerror(-ksyms_table_error(s->ksyms)),
 			 ksyms_table_error(s->ksyms) == -ENOMEM ?
 			 "raise starvd's LimitMEMLOCK= or MemoryMax=, and restart it" :
 			 "check that /proc/modules is readable");
-	for (i = 0; i < h->nr_kernel; i++) {
+	h->nr_kernel = n;
+	for (i = 0; i < n; i++) {
 		struct stack_frame *f = &h->kernel[i];
 
-		f->addr = w[i].addr;
+		/* Unnamed (below every symbol, or starvd stopping): "?". */
 		if (!w[i].name[0])
 			continue;
 		snprintf(f->symbol, sizeof(f->symbol), "%s", w[i].name);
 		snprintf(f->module, sizeof(f->module), "%s", w[i].module);
-		f->offset = f->addr - w[i].start;
+		f->offset = w[i].addr - w[i].start;
 		f->size = w[i].size;
 	}
 }
@@ -624,7 +654,6 @@ static void name_user_frame(Dwfl *dwfl, uint64_t pc, bool first,
 	Elf *elf;
 	int i, nb;
 
-	f->addr = pc;
 	f->file_offset = UINT64_MAX;
 	if (!m)
 		return;
@@ -656,7 +685,6 @@ static void name_user(struct stacks *s, const struct sample *smp,
 
 	h->nr_user = smp->nr_user;
 	for (i = 0; i < smp->nr_user; i++) {
-		h->user[i].addr = smp->user[i];
 		h->user[i].file_offset = UINT64_MAX;
 		if (s->dwfl)
 			name_user_frame(s->dwfl, smp->user[i], !i,
@@ -917,14 +945,14 @@ void stacks_close(struct stacks *s)
 	free(s);
 }
 
-/* --- rendering --- */
+/* --- rendering: names and offsets, never an address (stack.h) --- */
 
 static void kernel_frame(const struct stack_frame *f, char *buf, size_t len)
 {
 	char size[32] = "";
 
 	if (!f->symbol[0]) {
-		snprintf(buf, len, "  kernel: 0x%" PRIx64, f->addr);
+		snprintf(buf, len, "  kernel: ? (no symbol covers it)");
 		return;
 	}
 	if (f->size)
@@ -936,10 +964,10 @@ static void kernel_frame(const struct stack_frame *f, char *buf, size_t len)
 
 static void user_frame(const struct stack_frame *f, char *buf, size_t len)
 {
-	char where[160] = "", size[32] = "";
+	char id[96] = "", size[32] = "";
 
 	if (f->build_id[0])
-		snprintf(where, sizeof(where), ", build ID %s", f->build_id);
+		snprintf(id, sizeof(id), "build ID %s, ", f->build_id);
 	if (f->symbol[0]) {
 		if (f->size)
 			snprintf(size, sizeof(size), "/0x%" PRIx64, f->size);
@@ -947,11 +975,13 @@ static void user_frame(const struct stack_frame *f, char *buf, size_t len)
 			 f->offset, size, f->module[0] ? f->module : "?");
 	} else if (f->module[0] && f->file_offset != UINT64_MAX) {
 		snprintf(buf, len,
-			 "  user: 0x%" PRIx64 " (%s%s, no symbol: file offset 0x%" PRIx64 ", ELF address 0x%" PRIx64 ")",
-			 f->addr, f->module, where, f->file_offset, f->elf_addr);
+			 "  user: file offset 0x%" PRIx64 " of %s (%sno symbol; ELF address 0x%" PRIx64 ")",
+			 f->file_offset, f->module, id, f->elf_addr);
+	} else if (f->module[0]) {
+		snprintf(buf, len, "  user: ? (%s, %sno symbol, in none of its segments)",
+			 f->module, id);
 	} else {
-		snprintf(buf, len, "  user: 0x%" PRIx64 " (%s)", f->addr,
-			 f->module[0] ? f->module : "no mapping known");
+		snprintf(buf, len, "  user: ? (in no mapped file: anonymous memory, such as JIT code)");
 	}
 }
 
@@ -981,7 +1011,7 @@ bool stack_line(const struct holder_stack *h, unsigned int i, char *buf,
 
 		format_holder(&h->holder, who, sizeof(who));
 		snprintf(buf, len,
-			 "holder stack on CPU %d: %s, behind which %s-%u starved (%u sample(s), %u with this stack)",
+			 "holder stack on CPU %d: %s, which kept %s-%u waiting (%u sample(s), %u with this stack)",
 			 h->holder.cpu, who, esc_name(h->victim.comm),
 			 h->victim.tid, h->nr_samples, h->nr_same);
 		return true;

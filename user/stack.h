@@ -3,14 +3,16 @@
  * Where the CPU went: the stack of the task holding a CPU when a wait on
  * it first crosses the threshold (docs/design.md, "Holder stacks").
  *
- * A capture is a per-task software cpu-clock perf event on the holder,
- * on its CPU, sampling every millisecond with the kernel's callchain and
- * (unless user stacks are off) a copy of the user stack and registers;
- * after a few samples it is closed: nothing stays open between
- * episodes. Kernel frames are named from /proc/kallsyms, user frames
- * unwound from the copied stack with elfutils' libdwfl (DWARF CFI,
- * .eh_frame) and named from the binaries' symbols, or given as build ID
- * and file offset where a binary has none.
+ * A capture is a software cpu-clock perf event on the holder's CPU,
+ * sampling every millisecond with the kernel's callchain and (unless
+ * user stacks are off) a copy of the user stack and registers, the
+ * holder's samples kept; after a few it is disabled: nothing samples
+ * between episodes.
+ * Kernel frames are named from /proc/kallsyms, and not shown where it
+ * hides addresses from starvd; user frames are unwound from the copied
+ * stack with elfutils' libdwfl (DWARF CFI, .eh_frame) and named from the
+ * binaries' symbols, or given as file, build ID and file offset where a
+ * binary has none. No frame is shown by its address (struct stack_frame).
  *
  * The sampling and naming run in a thread of their own at SCHED_OTHER
  * (stack.c), never in the main loop; the main thread takes finished
@@ -37,11 +39,16 @@
 #define STACK_FILE_PREFIX	"holder-stack.cpu"
 #define STACK_FILE_MODE		0600
 
+/*
+ * A frame as it is shown: by name, or by file and offset, never by its
+ * address, which would give whoever reads the log the kernel's KASLR base
+ * or the holder's ASLR layout. The first frame is where it ran, the
+ * others return addresses.
+ */
 struct stack_frame {
-	uint64_t addr;		/* return address; the first: where it ran */
 	uint64_t offset;	/* from the symbol's start */
 	uint64_t size;		/* the symbol's, 0: unknown */
-	/* User frames: where @addr is in its file, for eu-addr2line. */
+	/* User frames: where the frame is in its file, for eu-addr2line. */
 	uint64_t elf_addr;	/* address in the ELF file's own layout */
 	uint64_t file_offset;	/* offset in the file, ~0: not in a segment */
 	char symbol[128];	/* "": none known */
@@ -61,7 +68,7 @@ struct holder_stack {
 	char kernel_note[192];
 	char user_note[256];
 	/* Said once per daemon, not per stack (the main thread logs it). */
-	char once_note[320];
+	char once_note[640];
 };
 
 struct stacks;
