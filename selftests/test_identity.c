@@ -15,6 +15,7 @@
 #include "kselftest_harness.h"
 
 #include "lib/pid_reuse.h"
+#include "lib/workload.h"
 #include "proc.h"
 #include "sched_attr.h"
 #include "task_id.h"
@@ -107,25 +108,6 @@ static const struct task_id_ops fake_ops = {
 	.leave_deadline = fake_leave_deadline,
 };
 
-static struct sched_attr other(int nice)
-{
-	return (struct sched_attr) {
-		.size = sizeof(struct sched_attr),
-		.sched_policy = SCHED_OTHER,
-		.sched_nice = nice,
-	};
-}
-
-static struct sched_attr fifo(int prio)
-{
-	return (struct sched_attr) {
-		.size = sizeof(struct sched_attr),
-		.sched_policy = SCHED_FIFO,
-		.sched_priority = prio,
-		.sched_flags = SCHED_FLAG_RESET_ON_FORK,
-	};
-}
-
 static struct sched_attr deadline(void)
 {
 	return (struct sched_attr) {
@@ -186,7 +168,7 @@ FIXTURE_TEARDOWN(fake)
 
 TEST_F(fake, identity_is_what_was_opened)
 {
-	struct sched_attr own = other(0);
+	struct sched_attr own = other_attr(0);
 	struct task_id id;
 
 	fake_boot(&id, variant->pidfds, &own, &own);
@@ -203,7 +185,7 @@ TEST_F(fake, identity_is_what_was_opened)
  */
 TEST_F(fake, unknown_identity_is_refused)
 {
-	struct sched_attr own = other(0), raised = fifo(50);
+	struct sched_attr own = other_attr(0), raised = fifo_attr(50);
 	struct task_id id;
 
 	fake_boot(&id, variant->pidfds, &own, &own);
@@ -218,7 +200,7 @@ TEST_F(fake, unknown_identity_is_refused)
 /* The tid reused between the start time and the pidfd: not opened. */
 TEST_F(fake, reused_while_opened_is_refused)
 {
-	struct sched_attr own = other(0);
+	struct sched_attr own = other_attr(0);
 	struct task_id id;
 
 	fake_boot(&id, variant->pidfds, &own, &own);
@@ -259,21 +241,21 @@ static void sweep(struct __test_metadata *_metadata, bool pidfds,
 
 TEST_F(fake, boost_never_stays_on_a_stranger)
 {
-	struct sched_attr own = other(0), dl = deadline();
+	struct sched_attr own = other_attr(0), dl = deadline();
 
 	sweep(_metadata, variant->pidfds, NULL, &dl, &own, &own);
 }
 
 TEST_F(fake, raise_never_stays_on_a_stranger)
 {
-	struct sched_attr own = other(0), raised = fifo(50);
+	struct sched_attr own = other_attr(0), raised = fifo_attr(50);
 
 	sweep(_metadata, variant->pidfds, &own, &raised, &own, &own);
 }
 
 TEST_F(fake, lower_never_stays_on_a_stranger)
 {
-	struct sched_attr own = other(0), raised = fifo(50);
+	struct sched_attr own = other_attr(0), raised = fifo_attr(50);
 
 	/* A stranger at the raised priority: lowering it would be ours. */
 	sweep(_metadata, variant->pidfds, &raised, &own, &own, &raised);
@@ -281,7 +263,7 @@ TEST_F(fake, lower_never_stays_on_a_stranger)
 
 TEST_F(fake, restore_never_stays_on_a_stranger)
 {
-	struct sched_attr own = other(0), dl = deadline();
+	struct sched_attr own = other_attr(0), dl = deadline();
 
 	sweep(_metadata, variant->pidfds, &dl, &own, &own, &dl);
 	EXPECT_LT(0, fk.leaves);	/* out of the class in two steps */
@@ -293,7 +275,7 @@ TEST_F(fake, restore_never_stays_on_a_stranger)
  */
 TEST_F(fake, reused_before_a_change_is_never_given_it)
 {
-	struct sched_attr own = other(0), raised = fifo(50);
+	struct sched_attr own = other_attr(0), raised = fifo_attr(50);
 	struct task_id id;
 
 	fake_boot(&id, variant->pidfds, &own, &own);
@@ -305,7 +287,8 @@ TEST_F(fake, reused_before_a_change_is_never_given_it)
 /* The old task got the change and exited: the stranger is not touched. */
 TEST_F(fake, exit_after_the_change_leaves_the_stranger_alone)
 {
-	struct sched_attr own = other(0), raised = fifo(50), theirs = other(3);
+	struct sched_attr own = other_attr(0), raised = fifo_attr(50);
+	struct sched_attr theirs = other_attr(3);
 	struct task_id id;
 	int set_at;
 
@@ -322,7 +305,8 @@ TEST_F(fake, exit_after_the_change_leaves_the_stranger_alone)
 /* What is not the task's, another's change, is -EBUSY; ours already, 1. */
 TEST_F(fake, someone_elses_change_is_left_alone)
 {
-	struct sched_attr own = other(0), raised = fifo(50), theirs = other(3);
+	struct sched_attr own = other_attr(0), raised = fifo_attr(50);
+	struct sched_attr theirs = other_attr(3);
 	struct task_id id;
 
 	fake_boot(&id, variant->pidfds, &theirs, &theirs);
@@ -375,7 +359,7 @@ static void reap(pid_t pid)
  */
 static void real_reuse(struct __test_metadata *_metadata, bool pidfd)
 {
-	struct sched_attr own = other(0), raised = other(7), cur;
+	struct sched_attr own = other_attr(0), raised = other_attr(7), cur;
 	struct task_id id;
 	pid_t old, stranger;
 
