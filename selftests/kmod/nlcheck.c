@@ -218,7 +218,8 @@ static struct nlattr *find_attr(struct nlmsghdr *nh, int type)
 	int len = nh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
 
 	while (len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN) {
-		if (a->nla_type == type)
+		/* Nests carry NLA_F_NESTED (nla_nest_start() from 5.2). */
+		if ((a->nla_type & NLA_TYPE_MASK) == type)
 			return a;
 		len -= NLA_ALIGN(a->nla_len);
 		a = (void *)((uint8_t *)a + NLA_ALIGN(a->nla_len));
@@ -607,9 +608,11 @@ static void check_task(struct nlattr *nest, struct record_check *c)
 
 	while (len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN &&
 	       a->nla_len <= len) {
-		if (a->nla_type == STARVD_A_TASK_TID && a->nla_len == NLA_HDRLEN + 4)
+		int type = a->nla_type & NLA_TYPE_MASK;
+
+		if (type == STARVD_A_TASK_TID && a->nla_len == NLA_HDRLEN + 4)
 			tid = *(uint32_t *)attr_data(a);
-		if (a->nla_type == STARVD_A_TASK_CPU && a->nla_len == NLA_HDRLEN + 4)
+		if (type == STARVD_A_TASK_CPU && a->nla_len == NLA_HDRLEN + 4)
 			cpu = *(int32_t *)attr_data(a);
 		len -= NLA_ALIGN(a->nla_len);
 		a = (void *)((uint8_t *)a + NLA_ALIGN(a->nla_len));
