@@ -64,7 +64,11 @@ void booster_init(struct booster *b, const struct boost_params *p,
 
 void booster_free(struct booster *b)
 {
+	size_t i;
+
 	fifo_pool_free(&b->pool);
+	for (i = 0; i < b->n; i++)
+		task_id_close(&b->v[i].id);
 	free(b->v);
 	free(b->esc_v);
 	free(b->debt_v);
