@@ -43,7 +43,7 @@ rpm_files() {
 }
 
 echo "TAP version 13"
-echo "1..10"
+echo "1..11"
 deb=$(ls "$dir"/starvd_*.deb) dkms_deb=$(ls "$dir"/starvd-dkms_*.deb)
 compat_deb=$(ls "$dir"/starvd-stalld-compat_*.deb)
 rpm=$(ls "$dir"/rpm/RPMS/*/starvd-[0-9]*.rpm) dkms_rpm=$(ls "$dir"/rpm/RPMS/*/starvd-dkms-*.rpm)
@@ -107,6 +107,38 @@ rq "$compat_rpm" provides | grep -qx "stalld = $sv" &&
 	rq "$compat_rpm" conflicts | grep -qx stalld &&
 	rq "$compat_rpm" requires | grep -qx "starvd(.*) = $rv"
 ok $? "$(basename "$compat_rpm"): Provides stalld = $sv, Obsoletes stalld < $sv, Conflicts stalld, Requires starvd = $rv"
+
+# What rpm makes of those relations, in a scratch database (--justdb):
+# an older stalld is obsoleted (removed by the upgrade), and one of the
+# provided version conflicts; the compat package's own Provides does not
+# conflict with it. Stand-in stalld packages: names and versions only.
+# Without --nodeps rpm also reports the libraries that database lacks.
+scratch=$(mktemp -d)
+for v in "$(echo "$sv" | awk -F. '{ printf "%d.%d.%d", $1, $2 - 1, 0 }')" "$sv"; do
+	printf 'Name: stalld\nVersion: %s\nRelease: 1\nSummary: stand-in\nLicense: GPL-2.0-only\nBuildArch: noarch\n%%description\nstand-in\n%%files\n' \
+		"$v" >"$scratch/stalld.spec"
+	rpmbuild -bb --quiet --define "_topdir $scratch/$v" "$scratch/stalld.spec" >/dev/null 2>&1
+done
+rpmdb_try() {	# rpmdb_try STALLD_RPM RPM_OPTIONS...: stalld, then -U starvd and the compat package
+	local st=$1
+	shift
+	rm -rf "$scratch/root" && mkdir "$scratch/root" && rpm --root="$scratch/root" --initdb &&
+		rpm --root="$scratch/root" -i --justdb --nodeps "$st" 2>/dev/null &&
+		rpm --root="$scratch/root" -U --justdb "$@" "$rpm" "$compat_rpm" 2>&1 | grep -v '^rpm: '
+}
+old_st=$(ls "$scratch"/*/RPMS/noarch/stalld-*.rpm 2>/dev/null | grep -v "stalld-$sv-")
+new_st=$(ls "$scratch"/*/RPMS/noarch/stalld-"$sv"-*.rpm 2>/dev/null)
+rpmdb_try "$old_st" --nodeps >/dev/null
+after=$(rpm --root="$scratch/root" -qa 2>/dev/null | sort | tr '\n' ' ')
+out=$(rpmdb_try "$new_st")
+echo "# after rpm -U over $(basename "$old_st"): $after"
+echo "$out" | grep -i conflict | sed 's/^/# over stalld-'"$sv"': /'
+rm -rf "$scratch"
+[ -n "$old_st" ] && [ -n "$new_st" ] && echo "$after" | grep -q 'starvd-stalld-compat' &&
+	! echo "$after" | grep -q '^stalld-\| stalld-' &&
+	echo "$out" | grep -q "stalld conflicts with starvd-stalld-compat" &&
+	! echo "$out" | grep -q "starvd-stalld-compat.* conflicts with starvd-stalld-compat"
+ok $? "rpm -U: starvd-stalld-compat obsoletes an older stalld and conflicts with stalld $sv"
 
 # stalld's own names run the stalld personality: /usr/bin/stalld is a
 # link to starvd (a copy would be another program to the kernel, SELinux
