@@ -53,12 +53,12 @@ if [ ! -f "$root/.starvd-root" ]; then
 	mkdir -p "$(dirname "$root")"
 	foreign=()
 	[ "$arch" = "$(dpkg --print-architecture)" ] || foreign=(--foreign)
-	if ! unshare --mount --propagation private \
+	if ! { unshare --mount --propagation private \
 			debootstrap --variant=minbase --arch "$arch" "${foreign[@]}" \
-			"$suite" "$root.tmp" "$main" >"$root.log" 2>&1 ||
-	   { [ ${#foreign[@]} = 0 ] ||
+			"$suite" "$root.tmp" "$main" >"$root.log" 2>&1 &&
+	       { [ ${#foreign[@]} = 0 ] ||
 		unshare --mount --propagation private chroot "$root.tmp" \
-			/debootstrap/debootstrap --second-stage >>"$root.log" 2>&1; }; then
+			/debootstrap/debootstrap --second-stage >>"$root.log" 2>&1; }; }; then
 		tail -n 20 "$root.log" >&2
 		record build 0 1
 		die "debootstrap of $suite $arch failed (log: $root.log): check the network to $main"
