@@ -249,8 +249,10 @@ static void starvd_visit(struct starvd_walk *w, struct task_struct *p)
  * leaves its RCU read-side section and may be rescheduled, and it holds
  * nothing then but the id to go on from, so a thread that exits meanwhile
  * costs nothing and one that starts with a lower id is not seen (it was
- * not there when the walk passed). Returns 0, or -EINTR when the caller
- * is being killed.
+ * not there when the walk passed). Under PREEMPT_RT, where the read-side
+ * section is preemptible and cond_resched() does nothing, the gaps still
+ * let a grace period end while a long walk goes on. Returns 0, or -EINTR
+ * when the caller is being killed.
  */
 static int starvd_walk(struct starvd_walk *w)
 {
