@@ -1,19 +1,27 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# guest-pkg.sh DEBDIR OVERLAY_KO: in a test guest (vm/run.sh; make
-# check-pkg-vm), install the starvd and starvd-dkms .debs of DEBDIR with
-# dpkg into a scratch copy of the guest's root: an overlayfs with the
-# read-only host root below and a tmpfs above, chrooted into, with a
-# fresh /run (no systemd there, as in the guest). Checks, KTAP: dpkg
-# installs both; starvd-dkms's postinst (DKMS's package hook) built and
-# installed the module for the running guest kernel; modprobe loads it and
-# the module answers the packaged starvctl; the packaged daemon runs from
-# the packaged unit's command lines (ExecStartPre, ExecStart, ExecStopPost)
+# guest-pkg.sh DEBDIR OVERLAY_KO STALLDDIR: in a test guest (vm/run.sh;
+# make check-pkg-vm), install the starvd, starvd-dkms and
+# starvd-stalld-compat .debs of DEBDIR with dpkg into a scratch copy of
+# the guest's root: an overlayfs with the read-only host root below and a
+# tmpfs above, chrooted into, with a fresh /run (no systemd there, as in
+# the guest). Checks, KTAP: dpkg installs starvd and starvd-dkms;
+# starvd-dkms's postinst (DKMS's package hook) built and installed the
+# module for the running guest kernel; modprobe loads it and the module
+# answers the packaged starvctl; the packaged daemon runs from the
+# packaged unit's command lines (ExecStartPre, ExecStart, ExecStopPost)
 # with the packaged /etc/default/starvd, and RT throttling is back after.
-# OVERLAY_KO: the guest kernel's overlay.ko (the initramfs lacks it).
+# Then, on a machine running the stalld package of STALLDDIR (a stand-in:
+# vm/pkg-guest.sh), starvd-stalld-compat replaces it and keeps its
+# variables; stalld.service's command lines run starvd as stalld, which
+# boosts a task starved by a real-time busy loop and logs it under the
+# stalld name, and starvctl sees it running; stalld's package replaces
+# the compat package back, and once both are purged nothing of either is
+# left. OVERLAY_KO: the guest kernel's overlay.ko (the initramfs lacks it).
 debs=$1
 overlay_ko=$2
+stalld_dir=$3
 kver=$(uname -r)
 root=/tmp/pkgroot/merged
 guest=${STARVD_VM_GUEST:?run inside a guest (vm/run.sh)}
@@ -27,7 +35,7 @@ in_root() {
 }
 
 echo "TAP version 13"
-echo "1..9"
+echo "1..18"
 echo "# guest kernel $kver; packages: $(cd "$debs" && echo *.deb)"
 grep -qw overlay /proc/filesystems || insmod "$overlay_ko"
 mkdir -p /tmp/pkgroot/upper /tmp/pkgroot/work $root
@@ -54,7 +62,8 @@ mount -t tmpfs tmpfs $root/tmp
 # build this checks. Deleted in the overlay only (whiteouts in upper/).
 rm -rf $root/var/lib/dkms/starvd $root/usr/src/starvd-* \
 	$root/lib/modules/*/updates/dkms/starvd.ko*
-cp "$debs"/starvd_*.deb "$debs"/starvd-dkms_*.deb $root/tmp/
+cp "$debs"/starvd_*.deb "$debs"/starvd-dkms_*.deb \
+	"$debs"/starvd-stalld-compat_*.deb "$stalld_dir"/stalld_*.deb $root/tmp/
 
 # man-db's trigger would re-index every man page of the host under TCG
 # for minutes: switched off in the scratch root, as container images do.
@@ -88,14 +97,16 @@ ok $? "modprobe starvd"
 in_root /usr/bin/starvctl -b netlink info >/tmp/info 2>&1
 ok $? "the packaged starvctl reads the module ($(head -n1 /tmp/info))"
 
-# The unit's command lines, as systemd would run them without sandboxing:
-# its $VARS from EnvironmentFile=/etc/default/starvd, "+" dropped.
+# A unit's command lines, as systemd would run them without sandboxing:
+# their $VARS from the unit's EnvironmentFile= files, "+" dropped.
 unit=/lib/systemd/system/starvd.service
 cat >$root/tmp/unit.sh <<'EOS'
-set -a
-. /etc/default/starvd
-set +a
 unit=$1 what=$2
+set -a
+for f in $(sed -n 's/^EnvironmentFile=-\{0,1\}//p' $unit); do
+	[ ! -r "$f" ] || . "$f"
+done
+set +a
 sed -n "s/^$what=+\{0,1\}//p" $unit | while read -r line; do
 	echo "# $what: $line"
 	eval "$line" || exit 1
@@ -127,4 +138,126 @@ in_root sh /tmp/unit.sh $unit ExecStopPost
 [ "$(cat /proc/sys/kernel/sched_rt_runtime_us)" = "$rt0" ]
 ok $? "ExecStopPost restored kernel.sched_rt_runtime_us ($rt0)"
 in_root modprobe -r starvd
+
+# A machine running stalld, whose administrator set its threshold.
+in_root dpkg -i /tmp/stalld_*.deb >/tmp/dpkg.log 2>&1 &&
+	sed -i 's/^THRESH=.*/THRESH="-t 5"/' $root/etc/default/stalld
+ok $? "dpkg -i stalld (the stand-in); THRESH=\"-t 5\" in /etc/default/stalld"
+sed 's/^/# dpkg: /' /tmp/dpkg.log
+# What the compat package ships, to look for once it is purged.
+dpkg-deb -c $root/tmp/starvd-stalld-compat_*.deb |
+	sed -n 's|^[^d].* \./\([^ ]*\).*|/\1|p' >/tmp/compat.files
+
+# --force-confold answers dpkg's question about the edited
+# /etc/default/stalld as the administrator would: keep it.
+in_root env DEBIAN_FRONTEND=noninteractive dpkg -i --force-confold \
+	/tmp/starvd-stalld-compat_*.deb </dev/null >/tmp/dpkg.log 2>&1
+st=$?
+sed 's/^/# dpkg: /' /tmp/dpkg.log
+[ $st = 0 ] && grep -q '^dpkg: yes, will remove stalld in favour of starvd-stalld-compat' /tmp/dpkg.log &&
+	[ "$(in_root dpkg-query -W -f='${db:Status-Status}' stalld)" = config-files ]
+ok $? "dpkg -i starvd-stalld-compat removes stalld in favour of it"
+
+owners=$(in_root dpkg -S /usr/bin/stalld /usr/bin/throttlectl \
+	/lib/systemd/system/stalld.service /etc/default/stalld | cut -d: -f1 | sort -u)
+echo "# owners: $owners; /usr/bin/stalld -> $(readlink $root/usr/bin/stalld)"
+[ "$owners" = starvd-stalld-compat ] && [ "$(readlink $root/usr/bin/stalld)" = starvd ] &&
+	grep -q '^Description=Stall Monitor (starvd' $root/lib/systemd/system/stalld.service &&
+	grep -q '^THRESH="-t 5"$' $root/etc/default/stalld
+ok $? "stalld's files are the compat package's now, /etc/default/stalld as the administrator left it"
+
+# stalld.service, as systemd starts it: RuntimeDirectory=, ExecStartPre,
+# ExecStart. The test itself stays on CPU 0, and so does the daemon.
+unit=/lib/systemd/system/stalld.service
+taskset -p 1 $$ >/dev/null
+mkdir -m 0700 -p $root/run/stalld
+in_root sh /tmp/unit.sh $unit ExecStartPre
+in_root sh /tmp/unit.sh $unit ExecStart >/tmp/daemon.log 2>&1 &
+bg=$!
+tries=0
+until [ -e $root/run/stalld/state ]; do
+	tries=$((tries + 1))
+	[ $tries -lt 120 ] && kill -0 $bg 2>/dev/null || break
+	sleep 1
+done
+pid=$(cat $root/run/stalld/stalld.pid 2>/dev/null)
+comm=$(cat /proc/"${pid:-0}"/comm 2>/dev/null)
+echo "# pid $pid ($comm), /run/stalld: $(ls $root/run/stalld | tr '\n' ' ')"
+[ -e $root/run/stalld/state ] && [ "$comm" = stalld ] &&
+	[ "$(cat /proc/sys/kernel/sched_rt_runtime_us)" = -1 ]
+ok $? "stalld.service's ExecStartPre and ExecStart run starvd as stalld, in /run/stalld"
+
+# A real starvation on CPU 1: a SCHED_FIFO 10 task queued behind a
+# SCHED_FIFO 50 busy loop (RT throttling is off: ExecStartPre). Each is
+# bounded by timeout(1), which stays on CPU 0; the victim's pid is that
+# of the shell which execs it.
+timeout 600 chrt -f 50 taskset -c 1 sh -c 'while :; do :; done' &
+hog=$!
+rm -f /tmp/victim.pid
+timeout 600 sh -c 'echo $$ >/tmp/victim.pid
+	exec chrt -f 10 taskset -c 1 sh -c "while :; do :; done"' &
+victim_t=$!
+tries=0
+until [ -s /tmp/victim.pid ] || [ $tries -ge 100 ]; do
+	tries=$((tries + 1))
+	sleep 0.2
+done
+victim=$(cat /tmp/victim.pid)
+tries=0
+until grep -q "^stalld: boosted pid $victim " /tmp/daemon.log; do
+	tries=$((tries + 1))
+	[ $tries -lt 180 ] || break
+	sleep 1
+done
+grep "^stalld: .*pid $victim " /tmp/daemon.log | head -n 3 | sed 's/^/# /'
+grep -q "^stalld: boosted pid $victim " /tmp/daemon.log
+ok $? "a task starved behind a busy loop is boosted, and logged under the stalld name"
+
+in_root /usr/bin/starvctl --run-dir /run/stalld status >/tmp/status 2>&1
+st=$?
+sed 's/^/# status: /' /tmp/status
+[ $st = 0 ] && grep -q "running, pid $pid" /tmp/status
+ok $? "starvctl --run-dir /run/stalld status sees the daemon running as stalld"
+
+kill $hog $victim_t
+wait $hog $victim_t 2>/dev/null
+[ -z "$pid" ] || kill $pid
+wait $bg
+sed 's/^/# daemon: /' /tmp/daemon.log | grep -v ': stalld: boosted pid' | tail -n 20
+in_root sh /tmp/unit.sh $unit ExecStopPost
+left=$(ls -A $root/run/stalld)
+echo "# left in /run/stalld: $left"
+# systemd removes the empty RuntimeDirectory= once the unit is stopped.
+[ "$(cat /proc/sys/kernel/sched_rt_runtime_us)" = "$rt0" ] && [ -z "$left" ] &&
+	rmdir $root/run/stalld
+ok $? "stopped: RT throttling back ($rt0), nothing of the daemon's left in /run/stalld"
+taskset -p 3 $$ >/dev/null
+
+# apt installs stalld again, the way back: the compat package goes.
+in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y \
+	/tmp/stalld_1.28.1-1_all.deb </dev/null >/tmp/apt.log 2>&1
+st=$?
+grep -v 'Reading database' /tmp/apt.log | sed 's/^/# apt: /'
+owners=$(in_root dpkg -S /usr/bin/stalld /usr/bin/throttlectl \
+	/lib/systemd/system/stalld.service /etc/default/stalld | cut -d: -f1 | sort -u)
+echo "# owners: $owners"
+[ $st = 0 ] && [ "$(in_root dpkg-query -W -f='${db:Status-Status}' stalld)" = installed ] &&
+	[ "$(in_root dpkg-query -W -f='${db:Status-Status}' starvd-stalld-compat)" = config-files ] &&
+	[ "$owners" = stalld ] && [ ! -L $root/usr/bin/stalld ]
+ok $? "apt-get install stalld removes starvd-stalld-compat and gets stalld's files back"
+
+# Purged, nothing of either is left: no file of the compat package, and
+# nothing named stalld in the scratch root's upper layer (where every
+# file the packages, their scripts or the daemon made would be).
+in_root dpkg --purge stalld starvd-stalld-compat >/tmp/dpkg.log 2>&1
+st=$?
+sed 's/^/# dpkg: /' /tmp/dpkg.log
+left=$(while read -r f; do
+	[ ! -e "$root$f" ] && [ ! -L "$root$f" ] || echo "$f"
+done </tmp/compat.files; find /tmp/pkgroot/upper -name '*stalld*')
+echo "# left: $left"
+[ $st = 0 ] && [ -z "$left" ] && [ ! -e $root/run/stalld ] &&
+	! in_root dpkg-query -W stalld starvd-stalld-compat >/dev/null 2>&1 &&
+	[ -x $root/usr/bin/starvd ]
+ok $? "dpkg --purge stalld starvd-stalld-compat leaves nothing of either, starvd in place"
 finish
