@@ -242,12 +242,17 @@ vm_resolve_forky() {	# vm_resolve_forky amd64|arm64
 # build runs the whole suite, runs the rescues and the escalation suite
 # (VM_RESCUE_ONLY_GUESTS), and its threadirqs boot (below). Not booted by
 # default, to keep make check within its time (docs/testing.md, "The guests",
-# says what runs on them): 6.1-rt, 5.10-rt, 5.10-686, and the arm64
+# says what runs on them): 6.1-rt, 5.10-rt, 5.10-686, the arm64
 # guests (qemu-system-aarch64; programs cross-built, vm/build.sh arm64):
-# arm64-6.1, the generic bookworm kernel, and arm64-6.12-rt, PREEMPT_RT.
+# arm64-6.1, the generic bookworm kernel, and arm64-6.12-rt, PREEMPT_RT,
+# and Debian 14's 7.2 kernels (make check-vm VM_GUESTS="7.2-rt 7.2", and
+# arm64-7.2, arm64-7.2-rt), whose BPF backend misses a CPU back online
+# (docs/kernel-behaviours.md): 7.2-rt runs what 6.12-rt runs, the
+# generic 7.2 the whole suite too, on both backends (no other guest runs
+# a generic kernel with lazy preemption), and its threadirqs boot.
 VM_ALL_GUESTS="6.1 6.12 686 6.12-rt 6.1-rt 5.10 5.10-686 5.10-rt 7.2 7.2-rt arm64-6.1 arm64-6.12-rt arm64-7.2 arm64-7.2-rt"
 VM_DEFAULT_GUESTS="6.12-rt 5.10 6.12 6.1 686"
-VM_DEFAULT_BPF_GUESTS="6.12-rt 6.1 5.10 arm64-6.1 arm64-6.12-rt"
+VM_DEFAULT_BPF_GUESTS="6.12-rt 6.1 5.10 7.2-rt 7.2 arm64-6.1 arm64-6.12-rt arm64-7.2 arm64-7.2-rt"
 # Guests that run only selftests/kmod/guest-rescue.sh (test_rescue on the
 # BPF backend, and guest-escalate.sh) instead of the whole suite;
 # VM_RESCUE_ONLY_GUESTS= (empty) runs the whole suite there too.
@@ -258,7 +263,7 @@ VM_RESCUE_ONLY_GUESTS=${VM_RESCUE_ONLY_GUESTS-6.12}
 # which PREEMPT_RT has and generic kernels have with that option. Not the
 # whole suite: threadirqs also moves every softirq of a CPU to its
 # ksoftirqd, which changes what the other suites' busy loops starve.
-VM_THREADIRQS_GUESTS=${VM_THREADIRQS_GUESTS-6.12}
+VM_THREADIRQS_GUESTS=${VM_THREADIRQS_GUESTS-6.12 7.2}
 
 # kill_tree PID...: SIGTERM to each PID and every process below it,
 # children first found, so that none is left running when its parent
