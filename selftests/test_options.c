@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Command-line parsing and validation: stalld's options and defaults. */
+#include <stddef.h>
 #include <string.h>
 
 #include "kselftest_harness.h"
@@ -61,9 +62,9 @@ TEST(stalld_long_and_short_options)
 {
 	struct parsed p;
 
-	PARSE(&p, "-c", "1-2", "--starving_threshold", "20", "-p", "500000",
+	PARSE(&p, "-c", "1-2", "--starving_threshold", "20", "-p", "500000000",
 	      "--boost_runtime", "10000", "-d", "2", "-F", "-l", "-k", "-s",
-	      "-A", "-M", "-O", "-N", "-g", "1", "-R", "10", "-a", "0",
+	      "-A", "-N", "-g", "1", "-R", "10", "-a", "0",
 	      "-i", "kworker.*,ksoftirqd", "-I", "dpdk", "-b", "queue_track",
 	      "-S", "--pidfile", "/tmp/starvd-test.pid");
 	ASSERT_EQ(PARSE_OK, p.res) TH_LOG("%s", p.err);
@@ -72,14 +73,14 @@ TEST(stalld_long_and_short_options)
 	EXPECT_TRUE(cpuset_test(&p.cfg.cpus, 1));
 	EXPECT_TRUE(cpuset_test(&p.cfg.cpus, 2));
 	EXPECT_EQ(20 * NSEC_PER_SEC, p.cfg.threshold_ns);
-	EXPECT_EQ(500000ULL, p.cfg.boost_period_ns);
+	EXPECT_EQ(500000000ULL, p.cfg.boost_period_ns);
 	EXPECT_EQ(10000ULL, p.cfg.boost_runtime_ns);
 	EXPECT_EQ(2 * NSEC_PER_SEC, p.cfg.boost_duration_ns);
 	EXPECT_EQ(NSEC_PER_SEC, p.cfg.granularity_ns);
 	EXPECT_EQ(10, p.cfg.reservation);
 	EXPECT_TRUE(p.cfg.force_fifo && p.cfg.log_only && p.cfg.log_kmsg &&
 		    p.cfg.log_syslog && p.cfg.systemd && p.cfg.aggressive &&
-		    p.cfg.adaptive && p.cfg.power && p.cfg.no_idle_detect);
+		    p.cfg.no_idle_detect);
 	EXPECT_EQ(BACKEND_BPF, p.cfg.backend);
 	EXPECT_EQ(2, p.cfg.ignore_threads.n);
 	EXPECT_TRUE(regex_list_match(&p.cfg.ignore_threads, "kworker/3:1"));
@@ -143,6 +144,7 @@ TEST(invalid_values_name_the_option)
 		{ "-r", "2000000000", "must not exceed -p/--boost_period" },
 		{ "-g", "0", "-g/--granularity" },
 		{ "-R", "0", "-R/--reservation" },
+		{ "-R", "9", "at least 10%" },
 		{ "-R", "101", "-R/--reservation" },
 		{ "-c", "4", "CPU 4 does not exist" },
 		{ "-c", "0-9", "CPU 4 does not exist" },
@@ -165,6 +167,190 @@ TEST(invalid_values_name_the_option)
 			TH_LOG("%s %s: '%s'", t[i].opt, t[i].val, p.err);
 		config_free(&p.cfg);
 	}
+}
+
+/*
+ * stalld's ranges, starvd's where it takes more (options.h), each bound
+ * accepted and the value just outside refused with its own message.
+ */
+TEST(ranges)
+{
+	static const struct {
+		const char *opt, *lowest, *below, *low_says;
+		const char *highest, *above, *high_says;
+		size_t offset;
+		uint64_t low_ns, high_ns;
+	} t[] = {
+		{ "-t", "0.1", "0.09", "starving_threshold should be at least 0.1 seconds",
+		  "3600", "3600.001", "starving_threshold should be at most one hour",
+		  offsetof(struct config, threshold_ns),
+		  THRESHOLD_MIN_NS, 3600 * NSEC_PER_SEC },
+		{ "-g", "1", "0.999", "granularity should be at least 1 second",
+		  "600", "600.5", "granularity should not be more than 10 minutes",
+		  offsetof(struct config, granularity_ns),
+		  NSEC_PER_SEC, 600 * NSEC_PER_SEC },
+		{ "-d", "0.1", "0.099", "boost_duration should be at least 0.1 seconds",
+		  "60", "60.01", "boost_duration should be at most 60 seconds",
+		  offsetof(struct config, boost_duration_ns),
+		  DURATION_MIN_NS, 60 * NSEC_PER_SEC },
+		{ "-p", "100000000", "99999999", "boost_period should be at least 100 ms",
+		  "4000000000", "4000000001", "boost_period should be at most 4 s",
+		  offsetof(struct config, boost_period_ns),
+		  PERIOD_MIN_NS, 4 * NSEC_PER_SEC },
+		{ "-r", "8000", "7999", "boost_runtime should be at least 8 us",
+		  "1000000000", "1000000001", "must not exceed -p/--boost_period",
+		  offsetof(struct config, boost_runtime_ns),
+		  8000, NSEC_PER_SEC },
+	};
+	struct parsed p;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		PARSE(&p, t[i].opt, t[i].lowest);
+		ASSERT_EQ(PARSE_OK, p.res) TH_LOG("%s %s: %s", t[i].opt,
+						  t[i].lowest, p.err);
+		EXPECT_EQ(t[i].low_ns,
+			  *(uint64_t *)((char *)&p.cfg + t[i].offset));
+		config_free(&p.cfg);
+		PARSE(&p, t[i].opt, t[i].highest);
+		ASSERT_EQ(PARSE_OK, p.res) TH_LOG("%s %s: %s", t[i].opt,
+						  t[i].highest, p.err);
+		EXPECT_EQ(t[i].high_ns,
+			  *(uint64_t *)((char *)&p.cfg + t[i].offset));
+		config_free(&p.cfg);
+		PARSE(&p, t[i].opt, t[i].below);
+		EXPECT_EQ(PARSE_ERROR, p.res) TH_LOG("%s %s", t[i].opt,
+						     t[i].below);
+		EXPECT_TRUE(NULL != strstr(p.err, t[i].low_says))
+			TH_LOG("%s %s: '%s'", t[i].opt, t[i].below, p.err);
+		PARSE(&p, t[i].opt, t[i].above);
+		EXPECT_EQ(PARSE_ERROR, p.res) TH_LOG("%s %s", t[i].opt,
+						     t[i].above);
+		EXPECT_TRUE(NULL != strstr(p.err, t[i].high_says))
+			TH_LOG("%s %s: '%s'", t[i].opt, t[i].above, p.err);
+	}
+	PARSE(&p, "-R", "10");
+	ASSERT_EQ(PARSE_OK, p.res) TH_LOG("%s", p.err);
+	EXPECT_EQ(10, p.cfg.reservation);
+	config_free(&p.cfg);
+	PARSE(&p, "-R", "90");
+	ASSERT_EQ(PARSE_OK, p.res) TH_LOG("%s", p.err);
+	EXPECT_EQ(90, p.cfg.reservation);
+	config_free(&p.cfg);
+	PARSE(&p, "-R", "91");
+	EXPECT_EQ(PARSE_ERROR, p.res);
+	EXPECT_TRUE(NULL != strstr(p.err, "at most 90%")) TH_LOG("%s", p.err);
+}
+
+/* A value whose arithmetic would wrap is refused, not started with. */
+TEST(period_that_wraps_is_refused)
+{
+	struct parsed p;
+
+	PARSE(&p, "-p", "18446744073709551615");
+	EXPECT_EQ(PARSE_ERROR, p.res);
+	EXPECT_TRUE(NULL != strstr(p.err, "-p/--boost_period: boost_period should be at most 4 s"))
+		TH_LOG("%s", p.err);
+}
+
+/*
+ * What starvd takes where stalld refuses it: -F in stalld's
+ * single-threaded mode, -R with -A or -M, a boost longer than the
+ * threshold, a period longer than the boost (starvd(8), "Different, and
+ * why").
+ */
+TEST(starvd_takes_more_than_stalld)
+{
+	static const char *const ok[][6] = {
+		{ "-F", "-O" },
+		{ "-R", "20", "-A" },
+		{ "-R", "20", "-M" },
+		{ "-t", "1", "-d", "60" },
+		{ "-d", "0.5", "-p", "1000000000" },
+	};
+	struct parsed p;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ok); i++) {
+		char *argv[8] = { "starvd" };
+		int argc = 1;
+
+		while (argc <= 6 && ok[i][argc - 1]) {
+			argv[argc] = (char *)ok[i][argc - 1];
+			argc++;
+		}
+		p.res = parse_options(argc, argv, NR_CPUS, &p.cfg, p.err,
+				      sizeof(p.err));
+		EXPECT_EQ(PARSE_OK, p.res) TH_LOG("%s %s: %s", ok[i][0],
+						  ok[i][1], p.err);
+		if (p.res == PARSE_OK)
+			config_free(&p.cfg);
+	}
+}
+
+/* -A, -M and -O are one choice, stalld's: the last one wins. */
+TEST(last_mode_wins)
+{
+	struct parsed p;
+
+	PARSE(&p, "-A", "-M");
+	ASSERT_EQ(PARSE_OK, p.res);
+	EXPECT_TRUE(p.cfg.adaptive);
+	EXPECT_FALSE(p.cfg.aggressive || p.cfg.power);
+	config_free(&p.cfg);
+	PARSE(&p, "-M", "-O");
+	ASSERT_EQ(PARSE_OK, p.res);
+	EXPECT_TRUE(p.cfg.power);
+	EXPECT_FALSE(p.cfg.aggressive || p.cfg.adaptive);
+	config_free(&p.cfg);
+}
+
+/*
+ * Syslog only with -s (stalld 1.27.1 on), a daemon too; with -f,
+ * standard error unless -s (one copy in the journal); -v always.
+ */
+TEST(syslog_is_opt_in)
+{
+	static const struct {
+		const char *args[3];
+		bool to_syslog, to_stderr;
+	} t[] = {
+		{ { NULL }, false, false },
+		{ { "-s" }, true, false },
+		{ { "-f" }, false, true },
+		{ { "-f", "-s" }, true, false },
+		{ { "-v" }, false, true },
+		{ { "-v", "-s" }, true, true },
+	};
+	struct log_config lc;
+	struct parsed p;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		parse(&p, (const char **)t[i].args);
+		ASSERT_EQ(PARSE_OK, p.res) TH_LOG("%s", p.err);
+		lc = running_log_config(&p.cfg);
+		EXPECT_EQ(t[i].to_syslog, lc.to_syslog)
+			TH_LOG("%s %s", t[i].args[0] ?: "", t[i].args[1] ?: "");
+		EXPECT_EQ(t[i].to_stderr, lc.to_stderr)
+			TH_LOG("%s %s", t[i].args[0] ?: "", t[i].args[1] ?: "");
+		config_free(&p.cfg);
+	}
+}
+
+/* -l reports again at every granularity, stalld's 5 s without -g. */
+TEST(log_only_repeats_every_granularity)
+{
+	struct parsed p;
+
+	PARSE(&p, "-l", "-t", "3", "-g", "1");
+	ASSERT_EQ(PARSE_OK, p.res);
+	EXPECT_EQ(NSEC_PER_SEC, log_only_repeat_ns(&p.cfg));
+	config_free(&p.cfg);
+	PARSE(&p, "-l", "-t", "3");
+	ASSERT_EQ(PARSE_OK, p.res);
+	EXPECT_EQ(5 * NSEC_PER_SEC, log_only_repeat_ns(&p.cfg));
+	config_free(&p.cfg);
 }
 
 TEST(unknown_option_and_missing_value)

@@ -78,9 +78,11 @@ static const char usage_text[] =
 "Monitoring:\n"
 "  -c, --cpu LIST              CPUs to monitor (default: all)\n"
 "  -t, --starving_threshold S  seconds a task may wait before it is\n"
-"                              boosted (default 20, decimals allowed)\n"
-"  -g, --granularity S         poll every S seconds instead of waking\n"
-"                              exactly when a waiter can cross the threshold\n"
+"                              boosted (default 20, decimals allowed,\n"
+"                              0.1 to 3600)\n"
+"  -g, --granularity S         poll every S seconds (1 to 600) instead of\n"
+"                              waking exactly when a waiter can cross the\n"
+"                              threshold; -l reports every S (default 5)\n"
 "  -i, --ignore_threads RE,..  never boost threads whose name matches\n"
 "  -I, --ignore_processes RE,.. never boost threads of matching processes\n"
 "  -b, --backend NAME          auto (default), bpf (alias queue_track, Q),\n"
@@ -88,9 +90,11 @@ static const char usage_text[] =
 "      --bpf-mode MODE         auto (default), sched_info or tracking\n"
 "  -A, -M, -O, -N              accepted for stalld compatibility\n"
 "Boosting:\n"
-"  -p, --boost_period NS       SCHED_DEADLINE period (default 1000000000)\n"
-"  -r, --boost_runtime NS      SCHED_DEADLINE runtime (default 20000)\n"
-"  -d, --boost_duration S      how long a boost lasts (default 3)\n"
+"  -p, --boost_period NS       SCHED_DEADLINE period (default 1000000000,\n"
+"                              100000000 to 4000000000)\n"
+"  -r, --boost_runtime NS      SCHED_DEADLINE runtime (default 20000, at\n"
+"                              least 8000, at most the period)\n"
+"  -d, --boost_duration S      how long a boost lasts (default 3, 0.1 to 60)\n"
 "  -F, --force_fifo            emulate the boost with SCHED_FIFO\n"
 "  -l, --log_only              only report, never boost\n"
 "      --no-escalation         every boost gets -r, even when the last one\n"
@@ -98,7 +102,7 @@ static const char usage_text[] =
 "Logging:\n"
 "  -v, --verbose               log to stderr (implies -f)\n"
 "  -k, --log_kmsg              log to the kernel log\n"
-"  -s, --log_syslog            log to syslog (default when daemonized)\n"
+"  -s, --log_syslog            log to syslog (nothing goes there without it)\n"
 "      --json                  one JSON object per event on stdout\n"
 "      --kstack                add the starved task's kernel stack\n"
 "      --stacks                sample the holder's kernel and user stack when\n"
@@ -106,11 +110,11 @@ static const char usage_text[] =
 "                              except on PREEMPT_RT)\n"
 "      --no-user-stacks        holder stacks without user frames\n"
 "Daemon:\n"
-"  -f, --foreground            do not daemonize\n"
+"  -f, --foreground            do not daemonize; log to stderr unless -s\n"
 "  -P, --pidfile FILE          write the daemon's PID to FILE\n"
 "  -a, --affinity LIST         run starvd itself on these CPUs\n"
 "  -R, --reservation PCT       run starvd itself with a SCHED_DEADLINE\n"
-"                              reservation of PCT% of a CPU\n"
+"                              reservation of PCT% of a CPU (10 to 90)\n"
 "      --priority PRIO         run starvd itself at SCHED_FIFO PRIO\n"
 "                              (default 10, unless started at a real-time\n"
 "                              policy already; 0: SCHED_OTHER)\n"
@@ -347,6 +351,24 @@ bool regex_list_match(const struct regex_list *l, const char *s)
 	return false;
 }
 
+struct log_config running_log_config(const struct config *cfg)
+{
+	return (struct log_config) {
+		.ident = cfg->name,
+		.to_stderr = cfg->verbose ||
+			     (cfg->foreground && !cfg->log_syslog),
+		.to_syslog = cfg->log_syslog,
+		.to_kmsg = cfg->log_kmsg,
+		.json = cfg->json,
+		.verbose = cfg->verbose,
+	};
+}
+
+uint64_t log_only_repeat_ns(const struct config *cfg)
+{
+	return cfg->granularity_ns ?: STALLD_GRANULARITY_NS;
+}
+
 static void regex_list_free(struct regex_list *l)
 {
 	int i;
@@ -400,6 +422,16 @@ static bool set_flag(struct config *cfg, int opt)
 		}
 	}
 	return false;
+}
+
+/* -A, -M and -O choose one of stalld's modes: the last one given wins. */
+static void last_mode_wins(struct config *cfg, int opt)
+{
+	if (opt != 'A' && opt != 'M' && opt != 'O')
+		return;
+	cfg->aggressive = opt == 'A';
+	cfg->adaptive = opt == 'M';
+	cfg->power = opt == 'O';
 }
 
 static void set_defaults(struct config *cfg, const char *argv0)
@@ -501,12 +533,9 @@ static enum parse_result validate(struct config *cfg, char *err, size_t len)
 {
 	if (cfg->boost_runtime_ns > cfg->boost_period_ns)
 		return fail(err, len,
-			    "-r/--boost_runtime (%llu ns) must not exceed -p/--boost_period (%llu ns)",
+			    "-r/--boost_runtime (%llu ns) must not exceed -p/--boost_period (%llu ns): runtime is longer than the period",
 			    (unsigned long long)cfg->boost_runtime_ns,
 			    (unsigned long long)cfg->boost_period_ns);
-	if (cfg->boost_runtime_ns < 1024)
-		return fail(err, len,
-			    "-r/--boost_runtime must be at least 1024 ns (SCHED_DEADLINE minimum)");
 	if (cfg->pidfile && check_pidfile(cfg->pidfile, err, len))
 		return PARSE_ERROR;
 	if (cfg->stacks_asked)
@@ -536,23 +565,45 @@ const char *getopt_bad_option(int c, char **argv, const char *optstring,
 	return buf;
 }
 
-/* Options that take a time: seconds (decimals allowed) or nanoseconds. */
+/*
+ * Options that take a time: seconds (decimals allowed) or nanoseconds,
+ * each within a range; a value outside is refused with stalld's words
+ * for that bound. starvd(8) ("Different, and why") says where a range is
+ * wider than stalld's, and why.
+ */
 static const struct {
 	int opt;
 	const char *name;
 	bool seconds;
 	size_t offset;
+	uint64_t min_ns, max_ns;
+	const char *too_small, *too_large;
 } times[] = {
 	{ 't', "-t/--starving_threshold", true,
-	  offsetof(struct config, threshold_ns) },
+	  offsetof(struct config, threshold_ns),
+	  THRESHOLD_MIN_NS, 3600 * NSEC_PER_SEC,
+	  "starving_threshold should be at least 0.1 seconds",
+	  "starving_threshold should be at most one hour (3600 seconds)" },
 	{ 'g', "-g/--granularity", true,
-	  offsetof(struct config, granularity_ns) },
+	  offsetof(struct config, granularity_ns),
+	  NSEC_PER_SEC, 600 * NSEC_PER_SEC,
+	  "granularity should be at least 1 second",
+	  "granularity should not be more than 10 minutes (600 seconds)" },
 	{ 'd', "-d/--boost_duration", true,
-	  offsetof(struct config, boost_duration_ns) },
+	  offsetof(struct config, boost_duration_ns),
+	  DURATION_MIN_NS, 60 * NSEC_PER_SEC,
+	  "boost_duration should be at least 0.1 seconds",
+	  "boost_duration should be at most 60 seconds" },
 	{ 'p', "-p/--boost_period", false,
-	  offsetof(struct config, boost_period_ns) },
+	  offsetof(struct config, boost_period_ns),
+	  PERIOD_MIN_NS, 4 * NSEC_PER_SEC,
+	  "boost_period should be at least 100 ms (100000000 ns)",
+	  "boost_period should be at most 4 s (4000000000 ns)" },
+	/* At most the period: validate(). */
 	{ 'r', "-r/--boost_runtime", false,
-	  offsetof(struct config, boost_runtime_ns) },
+	  offsetof(struct config, boost_runtime_ns),
+	  8 * NSEC_PER_USEC, UINT64_MAX,
+	  "boost_runtime should be at least 8 us (8000 ns)", NULL },
 };
 
 /* PARSE_OK if @opt takes a time and @arg is one; -1 if @opt takes none. */
@@ -566,12 +617,19 @@ static int set_time(struct config *cfg, int opt, const char *arg,
 		if (times[i].opt != opt)
 			continue;
 		ns = (uint64_t *)((char *)cfg + times[i].offset);
-		if (!(times[i].seconds ? parse_seconds(arg, ns) :
-		      parse_ns(arg, ns)))
-			return PARSE_OK;
-		return fail(err, len, "%s: '%s' is not a positive number of %s",
-			    times[i].name, arg,
-			    times[i].seconds ? "seconds" : "nanoseconds");
+		if (times[i].seconds ? parse_seconds(arg, ns) :
+		    parse_ns(arg, ns))
+			return fail(err, len,
+				    "%s: '%s' is not a positive number of %s",
+				    times[i].name, arg,
+				    times[i].seconds ? "seconds" : "nanoseconds");
+		if (*ns < times[i].min_ns)
+			return fail(err, len, "%s: %s, not '%s'",
+				    times[i].name, times[i].too_small, arg);
+		if (*ns > times[i].max_ns)
+			return fail(err, len, "%s: %s, not '%s'",
+				    times[i].name, times[i].too_large, arg);
+		return PARSE_OK;
 	}
 	return -1;
 }
@@ -595,9 +653,9 @@ static int set_value(struct config *cfg, int opt, const char *arg,
 		return parse_cpu_opt("-a/--affinity", arg, nr_cpus,
 				     &cfg->affinity, err, len);
 	case 'R':
-		if (parse_int(arg, 1, 90, &v))
+		if (parse_int(arg, 10, 90, &v))
 			return fail(err, len,
-				    "-R/--reservation: '%s' is not a percentage from 1 to 90",
+				    "-R/--reservation: '%s' is not a percentage from 10 to 90 (Reservation needs to be at least 10%% and at most 90%%)",
 				    arg);
 		cfg->reservation = v;
 		return PARSE_OK;
@@ -682,8 +740,10 @@ static enum parse_result parse(int argc, char **argv, int nr_cpus,
 				    getopt_bad_option(c, argv, optstring, opt,
 						      sizeof(opt)), cfg->name);
 		}
-		if (set_flag(cfg, c))
+		if (set_flag(cfg, c)) {
+			last_mode_wins(cfg, c);
 			continue;
+		}
 		ret = set_time(cfg, c, optarg, err, len);
 		if (ret < 0)
 			ret = set_value(cfg, c, optarg, nr_cpus, err, len);

@@ -8,6 +8,21 @@
 #include <stdint.h>
 
 #include "cpuset.h"
+#include "log.h"
+#include "util.h"
+
+/*
+ * The lower bounds where starvd takes less than stalld (1 s, 1 s, 200 ms;
+ * starvd(8), "Different, and why"); every other bound is stalld's.
+ */
+#define THRESHOLD_MIN_NS	(NSEC_PER_SEC / 10)	/* -t */
+#define DURATION_MIN_NS		(NSEC_PER_SEC / 10)	/* -d */
+#define PERIOD_MIN_NS		(NSEC_PER_SEC / 10)	/* -p */
+/*
+ * stalld's default granularity: without -g, how often -l reports a task
+ * that still waits (with -g, every granularity, as stalld).
+ */
+#define STALLD_GRANULARITY_NS	(5 * NSEC_PER_SEC)
 
 enum backend_kind {
 	BACKEND_AUTO,
@@ -96,6 +111,17 @@ enum parse_result {
 enum parse_result parse_options(int argc, char **argv, int nr_cpus,
 				struct config *cfg, char *err, size_t errlen);
 void config_free(struct config *cfg);
+
+/*
+ * Where the daemon's lines go once it runs, by stalld's rules: syslog only
+ * with -s (stalld 1.27.1 on), the kernel log with -k, standard error with
+ * -v, and with -f unless -s sends them to syslog (under systemd both end
+ * in the journal: once is enough).
+ */
+struct log_config running_log_config(const struct config *cfg);
+
+/* How often -l reports a task again while it keeps waiting. */
+uint64_t log_only_repeat_ns(const struct config *cfg);
 
 /* -b and --bpf-mode values, shared with starvctl; -EINVAL if unknown. */
 #define BACKEND_NAMES_HELP "unknown backend '%s' (use auto, bpf or netlink)"

@@ -517,26 +517,13 @@ enum stage {
 	STAGE_RUNNING,		/* booster, detection and state are set up */
 };
 
-/* Where lines go once starvd runs: stalld's rules (options.h). */
-static struct log_config running_log(const struct config *cfg)
-{
-	return (struct log_config) {
-		.ident = cfg->name,
-		.to_stderr = cfg->foreground || cfg->verbose,
-		.to_syslog = cfg->log_syslog || !cfg->foreground,
-		.to_kmsg = cfg->log_kmsg,
-		.json = cfg->json,
-		.verbose = cfg->verbose,
-	};
-}
-
 /*
  * The journal (old boosts put back), the backend, daemonizing and the
  * pidfile; @d->stage says how far.
  */
 static int open_resources(struct starvd *d)
 {
-	struct log_config lc = running_log(&d->cfg);
+	struct log_config lc = running_log_config(&d->cfg);
 	char err[1024];
 	int ret;
 
@@ -577,6 +564,9 @@ static int open_resources(struct starvd *d)
 	}
 	d->stage = STAGE_BACKEND;
 	if (!d->cfg.foreground) {
+		if (!lc.to_syslog && !lc.to_kmsg)
+			log_msg("note: as a daemon without -s/--log_syslog or -k/--log_kmsg, %s logs nothing from now on (syslog is opt-in, as in stalld 1.27.1 on)",
+				d->cfg.name);
 		ret = daemonize();
 		if (ret) {
 			log_err("cannot daemonize: %s", strerror(-ret));

@@ -24,11 +24,20 @@ static void check_config(const struct config *cfg)
 {
 	int c;
 
-	FUZZ_CHECK(cfg->threshold_ns > 0);
-	FUZZ_CHECK(cfg->boost_duration_ns > 0);
-	FUZZ_CHECK(cfg->boost_runtime_ns >= 1024);
+	FUZZ_CHECK(cfg->threshold_ns >= THRESHOLD_MIN_NS &&
+		   cfg->threshold_ns <= 3600 * NSEC_PER_SEC);
+	FUZZ_CHECK(cfg->boost_duration_ns >= DURATION_MIN_NS &&
+		   cfg->boost_duration_ns <= 60 * NSEC_PER_SEC);
+	FUZZ_CHECK(cfg->boost_period_ns >= PERIOD_MIN_NS &&
+		   cfg->boost_period_ns <= 4 * NSEC_PER_SEC);
+	FUZZ_CHECK(!cfg->granularity_ns ||
+		   (cfg->granularity_ns >= NSEC_PER_SEC &&
+		    cfg->granularity_ns <= 600 * NSEC_PER_SEC));
+	FUZZ_CHECK(cfg->boost_runtime_ns >= 8 * NSEC_PER_USEC);
 	FUZZ_CHECK(cfg->boost_runtime_ns <= cfg->boost_period_ns);
-	FUZZ_CHECK(cfg->reservation >= 0 && cfg->reservation <= 90);
+	FUZZ_CHECK(!cfg->reservation ||
+		   (cfg->reservation >= 10 && cfg->reservation <= 90));
+	FUZZ_CHECK(cfg->aggressive + cfg->adaptive + cfg->power <= 1);
 	FUZZ_CHECK(cfg->backend == BACKEND_AUTO ||
 		   cfg->backend == BACKEND_BPF ||
 		   cfg->backend == BACKEND_NETLINK);
