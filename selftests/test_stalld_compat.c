@@ -3,8 +3,9 @@
  * starvd as a drop-in for stalld: run through a "stalld" link, with
  * stalld-style invocations, it logs as stalld, writes stalld's pidfile,
  * turns RT throttling off and puts it back (after a SIGKILL too, with
- * --restore), reports again every threshold with -l, says stalld's line
- * for ignored tasks, survives SIGHUP, falls back from -b sched_debug;
+ * --restore), reports again every granularity with -l, says stalld's
+ * lines (and no other line says "starved"), survives SIGHUP, falls back
+ * from -b sched_debug;
  * and the installed stalld.service with a stalld-style
  * /etc/sysconfig/stalld passes systemd-analyze verify.
  */
@@ -126,7 +127,7 @@ FIXTURE_TEARDOWN(compat)
 static bool checked(const struct daemon_proc *d)
 {
 	return daemon_output_has(d, " waiting tasks") ||
-	       daemon_output_has(d, "all CPUs had idle time, skipping sched_debug parse");
+	       daemon_output_has(d, "all CPUs had idle time, skipping parse");
 }
 
 TEST_F_TIMEOUT(compat, logs_pidfile_throttling_sighup, 60)
@@ -268,25 +269,127 @@ TEST_F(compat, sched_debug_without_module_falls_back)
 	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
 }
 
-/* -l: reported again every threshold while it keeps waiting. */
-TEST_F_TIMEOUT(starve, log_only_reports_every_threshold, 40)
+/*
+ * -l: reported again at every granularity while it keeps waiting, with
+ * the time waited so far (stalld: 3, 4, 5 s with -g 1 -t 3), not once a
+ * threshold.
+ */
+TEST_F_TIMEOUT(starve, log_only_reports_every_granularity, 40)
 {
+	const int64_t granularity = NSEC_PER_SEC, threshold = 3 * NSEC_PER_SEC;
 	pid_t tid = self->v.st->tid;
 	uint64_t stuck = self->v.st->count;
 	int64_t waited[3];
 	int i;
 
-	START("-t", "0.5", "-l");
+	START("-t", "3", "-g", "1", "-l");
 	for (i = 0; i < 3; i++) {
 		WAIT_EVENT("starving", tid);
 		waited[i] = json_int(self->line, "wait_ns");
 	}
-	/* The same wait, a threshold more each time. */
-	EXPECT_LE(waited[0] + (int64_t)NSEC_PER_SEC / 2, waited[1]);
-	EXPECT_LE(waited[1] + (int64_t)NSEC_PER_SEC / 2, waited[2]);
+	/* The same wait, a granularity more each time, not a threshold. */
+	for (i = 1; i < 3; i++) {
+		EXPECT_LE(waited[i - 1] + granularity, waited[i]);
+		EXPECT_GT(waited[i - 1] + threshold, waited[i])
+			TH_LOG("reported again after %.3f s, not at the next read",
+			       (double)(waited[i] - waited[i - 1]) / NSEC_PER_SEC);
+	}
 	EXPECT_EQ(stuck, self->v.st->count) TH_LOG("-l let it run");
 	EXPECT_FALSE(daemon_output_has(self->d, "\"boost\""));
 	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+/*
+ * Each line of @err (a starvd run) that says "starved" is stalld's
+ * report, "stalld: COMM-TID starved on CPU N for S seconds", of a wait of
+ * at least @threshold_s: a script counting starvations counts only these.
+ */
+static void expect_starved_only_in_reports(struct __test_metadata *_metadata,
+					   const char *err, int threshold_s)
+{
+	const char *line, *end, *p;
+	int n = 0, cpu, secs, len;
+	char copy[1024];
+
+	for (line = err; *line; line = *end ? end + 1 : end) {
+		end = strchrnul(line, '\n');
+		len = end - line < (int)sizeof(copy) ? end - line :
+		      (int)sizeof(copy) - 1;
+		memcpy(copy, line, len);
+		copy[len] = '\0';
+		if (!strstr(copy, "starved"))
+			continue;
+		p = strstr(copy, " starved on CPU ");
+		n++;
+		EXPECT_TRUE(p && !strncmp(copy, "stalld: ", 8) &&
+			    sscanf(p, " starved on CPU %d for %d seconds",
+				   &cpu, &secs) == 2 &&
+			    secs >= threshold_s)
+			TH_LOG("not a starvation report of at least %d s: %s",
+			       threshold_s, copy);
+	}
+	EXPECT_LT(0, n) TH_LOG("no starvation report:\n%s", err);
+}
+
+static void expect_said(struct __test_metadata *_metadata,
+			const struct daemon_proc *d, const char *what)
+{
+	EXPECT_TRUE(daemon_output_has(d, what))
+		TH_LOG("no '%s' in:\n%s", what, d->err);
+}
+
+/*
+ * A verbose run through boosts and escalations: every line is stalld's
+ * (its start-up lines among them, and at half the threshold with -M,
+ * "might starve"), a boost repeated at once for a task its last boost did
+ * not let finish is no starvation report, and no other line says
+ * "starved".
+ */
+TEST_F_TIMEOUT(starve, verbose_lines_are_stalld_lines, 60)
+{
+	struct victim_spec burner = {
+		.proc_name = "stv-proc",
+		.thread_name = "stv-burner",
+		.cpu = self->cpu,
+		.attr = fifo_attr(VICTIM_PRIO),
+		.sleep_ns = 5 * NSEC_PER_MSEC,
+		/* Never done: no boost lets it block. */
+		.burn_ns = 3600 * NSEC_PER_SEC,
+	};
+	static const char *const said[] = {
+		"stalld: single threaded mode\n",
+		"stalld: using SCHED_DEADLINE for boosting\n",
+		"stalld: self-affinity: adding cpu 0\n",
+		"stalld: DL-server ",
+		" might starve on CPU ",
+		"stalld: stalld shutting down\n",
+	};
+	char might[64];
+	size_t i;
+	pid_t tid;
+
+	/* The burner replaces the sleeping victim, the loop comes after. */
+	kill_and_reap(self->hog);
+	self->hog = 0;
+	victim_stop(&self->v);
+	START("-v", "-M", "-t", "2", "-d", "0.3");
+	WAIT_STARTED();
+	ASSERT_EQ(0, victim_start(&burner, &self->v));
+	tid = self->v.st->tid;
+	self->hog = hog_start(self->cpu, HOG_PRIO, HOG_MAX_S);
+	ASSERT_LT(0, self->hog);
+	WAIT_EVENT("boost", tid);
+	/* Its boost ends, it still waits: boosted again at once. */
+	WAIT_EVENT("escalate", tid);
+	WAIT_EVENT("boost", tid);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+	EXPECT_TRUE(all_lines_stalld(self->d->err)) TH_LOG("%s", self->d->err);
+	for (i = 0; i < ARRAY_SIZE(said); i++)
+		expect_said(_metadata, self->d, said[i]);
+	snprintf(might, sizeof(might), "stv-burner-%d might starve on CPU %d",
+		 (int)tid, self->cpu);
+	expect_said(_metadata, self->d, might);
+	expect_starved_only_in_reports(_metadata, self->d->err, 2);
 }
 
 static int count(const char *s, const char *what)
@@ -488,6 +591,8 @@ TEST(installed_stalld_service)
 	EXPECT_TRUE(file_has(path, "\nConflicts=starvd.service\n"));
 	EXPECT_TRUE(file_has(path, "\nRuntimeDirectory=stalld\n"));
 	EXPECT_TRUE(file_has(path, "/usr/bin/stalld --systemd"));
+	/* Syslog is opt-in (stalld 1.27.1): the unit opts in. */
+	EXPECT_TRUE(file_has(path, " --log_syslog ")) TH_LOG("no -s in the unit");
 	EXPECT_TRUE(file_has(path, "/usr/bin/stalld --rt-throttling off"));
 	EXPECT_TRUE(file_has(path, "/usr/bin/stalld --restore"));
 	EXPECT_FALSE(file_has(path, "/run/starvd"));

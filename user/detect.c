@@ -29,6 +29,7 @@ void detect_free(struct detect *d)
 void detect_result_free(struct detect_result *r)
 {
 	free(r->starving);
+	free(r->might);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -112,6 +113,29 @@ static struct episode *track_wait(struct detect *d, size_t old,
 	return e;
 }
 
+/*
+ * Is @t's wait (@e, task @i of the list) one that might starve: warn_ns
+ * long, short of the threshold, not said yet? Else, when can it be?
+ */
+static void might_starve(struct detect *d, struct episode *e,
+			 const struct starvd_task *t, size_t i,
+			 struct detect_result *r, uint64_t *next)
+{
+	if (!d->warn_ns || e->warned || e->reported)
+		return;
+	if (t->wait_ns < d->warn_ns) {
+		if (e->start_ns + d->warn_ns < *next)
+			*next = e->start_ns + d->warn_ns;
+		return;
+	}
+	e->warned = true;
+	if (t->wait_ns >= d->threshold_ns)
+		return;		/* reported as starving instead */
+	grow_array((void **)&r->might, &r->cap_might, r->n_might + 1,
+		   sizeof(*r->might));
+	r->might[r->n_might++] = i;
+}
+
 void detect_scan(struct detect *d, struct task_list *l,
 		 struct detect_result *r)
 {
@@ -120,6 +144,7 @@ void detect_scan(struct detect *d, struct task_list *l,
 
 	d->gen++;
 	r->n = 0;
+	r->n_might = 0;
 	for (i = 0; i < l->n; i++) {
 		struct starvd_task *t = &l->v[i];
 		struct episode *e;
@@ -138,6 +163,7 @@ void detect_scan(struct detect *d, struct task_list *l,
 		if (detect_handled(d, t->tid) ||
 		    (d->self_tgid && t->tgid == d->self_tgid))
 			continue;
+		might_starve(d, e, t, i, r, &next);
 		due = e->reported ? e->repeat_ns : d->threshold_ns;
 		if (!due)
 			continue;	/* reported, not to be repeated */

@@ -32,6 +32,7 @@ struct episode {
 	uint64_t start_ns;	/* earliest start this wait is known to have */
 	uint64_t repeat_ns;	/* report again at this wait; 0: never */
 	bool reported;		/* detect_scan() returned it */
+	bool warned;		/* returned as one that might starve */
 };
 
 struct booster;
@@ -47,11 +48,19 @@ struct detect {
 	detect_boosting_fn boosting;	/* NULL: nothing is ever boosted */
 	const struct booster *booster;
 	uint32_t self_tgid;	/* starvd's own: never a holder, never reported (0: none) */
+	/*
+	 * A wait this long that has not crossed the threshold yet might
+	 * starve (stalld's adaptive mode, at half the threshold); 0: never
+	 * said.
+	 */
+	uint64_t warn_ns;
 };
 
 struct detect_result {
 	size_t *starving;	/* indexes into the task list */
 	size_t n, cap;
+	size_t *might;		/* waits that reached warn_ns, once each */
+	size_t n_might, cap_might;
 	uint64_t next_wake_ns;	/* earliest possible next crossing */
 };
 
@@ -83,6 +92,11 @@ bool detect_handled(const struct detect *d, uint32_t tid);
  */
 void detect_scan(struct detect *d, struct task_list *l,
 		 struct detect_result *r);
+/*
+ * With warn_ns set, detect_scan() also returns in might[] each wait that
+ * reached it without crossing the threshold, once a wait, and wakes for
+ * it too.
+ */
 
 /*
  * What keeps @t off its CPU in read @l: the highest-priority other task

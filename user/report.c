@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "backend.h"
 #include "cpuset.h"
 #include "escape.h"
 #include "event.h"
 #include "log.h"
+#include "options.h"
 #include "report.h"
 #include "sched_attr.h"
 #include "util.h"
@@ -104,6 +107,56 @@ void report_check(const struct task_list *l, int nr_cpus,
 		any = true;
 	}
 	if (!any)
-		log_msg("all CPUs had idle time, skipping sched_debug parse");
+		log_msg("all CPUs had idle time, skipping parse");
+	else
+		log_msg("some cpus ran, so run-queues should be parsed");
 	free(waiting);
+}
+
+void report_might_starve(const struct starvd_task *t)
+{
+	log_msg("%s-%u might starve on CPU %d (waiting for %llu seconds)",
+		esc_name(t->comm), t->tid, t->cpu,
+		(unsigned long long)(t->wait_ns / NSEC_PER_SEC));
+}
+
+/* @what, then "adding cpu N" for each CPU of @set. */
+static void log_cpus(const char *what, const struct cpuset *set, int nr_cpus)
+{
+	int c;
+
+	for (c = 0; c < nr_cpus; c++)
+		if (cpuset_test(set, c))
+			log_msg("%s: adding cpu %d", what, c);
+}
+
+/* stalld's check for the kernel's fair server, in its words. */
+static void report_dl_server(void)
+{
+	struct stat st;
+
+	if (stat(DL_SERVER_DIR, &st))
+		log_msg("DL-server not detected: %s", strerror(errno));
+	else if (S_ISDIR(st.st_mode))
+		log_msg("DL-server detected.");
+}
+
+void report_start(const struct config *cfg, const struct backend *b)
+{
+	if (cfg->backend != BACKEND_AUTO)
+		log_msg("using %s backend",
+			strncmp(b->display_name, "netlink", 7) ?
+			"queue_track" : "sched_debug");
+	if (cfg->no_idle_detect)
+		log_msg("idle detection disabled");
+	if (cfg->verbose && !cfg->monitor_all)
+		log_cpus("cpulist", &cfg->cpus, b->nr_cpus);
+	if (cfg->have_affinity)
+		log_cpus("self-affinity", &cfg->affinity, b->nr_cpus);
+	report_dl_server();
+	if (!cfg->log_only)
+		log_msg("%s", cfg->force_fifo ?
+			"forcing SCHED_FIFO for boosting" :
+			"using SCHED_DEADLINE for boosting");
+	log_msg("single threaded mode");
 }

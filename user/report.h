@@ -32,11 +32,31 @@ struct cpuset;
  * -v: what stalld prints on each check, in its words, once per read:
  * "CPU N has M waiting tasks" for each monitored CPU with waiters, "cpu N
  * had idle time! skipping next phase" for each without (stalld's per-CPU
- * line), and "all CPUs had idle time, skipping sched_debug parse" when
- * none has (its line when it finds no busy CPU). @cpus NULL: all.
+ * line), and "all CPUs had idle time, skipping parse" when none has
+ * (its line when it finds no busy CPU), else "some cpus ran, so
+ * run-queues should be parsed". @cpus NULL: all.
  */
 void report_check(const struct task_list *l, int nr_cpus,
 		  const struct cpuset *cpus);
+
+/*
+ * stalld's adaptive mode's line for a task that has waited half the
+ * threshold: "COMM-TID might starve on CPU N (waiting for S seconds)".
+ */
+void report_might_starve(const struct starvd_task *t);
+
+struct config;
+
+/* Where the kernel's fair server (a DL server) shows in debugfs. */
+#define DL_SERVER_DIR "/sys/kernel/debug/sched/fair_server"
+
+/*
+ * stalld's start-up lines, in its words, for what starvd does alike: the
+ * backend (-b), "idle detection disabled" (-N), each CPU of -c (with -v)
+ * and of -a, the fair server, the boost policy (unless -l), and "single
+ * threaded mode" (starvd always is).
+ */
+void report_start(const struct config *cfg, const struct backend *b);
 
 /* "dpdk-worker-4051, SCHED_FIFO 50", the name escaped (escape.h) */
 void format_holder(const struct starvd_task *h, char *buf, size_t len);

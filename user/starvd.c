@@ -131,13 +131,33 @@ static void end_episodes(struct starvd *d)
 			memset(&d->captured[c], 0, sizeof(d->captured[c]));
 }
 
+static struct cpu_stats *cpu_stats_of(struct starvd *d,
+				      const struct starvd_task *t,
+				      struct cpu_stats *none)
+{
+	return t->cpu >= 0 && t->cpu < d->backend.nr_cpus ?
+	       &d->stats[t->cpu] : none;
+}
+
+/* Boost @t, whose CPU @h holds (NULL: unknown). */
+static void boost_task(struct starvd *d, const struct starvd_task *t,
+		       const struct starvd_task *h, uint64_t now)
+{
+	uint64_t failures = d->booster.nr_failures;
+	struct cpu_stats none, *st = cpu_stats_of(d, t, &none);
+
+	if (!boost_start(&d->booster, t, h ? h->prio : -1, now)) {
+		st->boosts++;
+		detect_forget(&d->detect, t->tid);
+	}
+	st->failures += d->booster.nr_failures - failures;
+}
+
 static void handle_starving(struct starvd *d, const struct starvd_task *t,
 			    uint64_t now)
 {
-	bool on_cpu = t->cpu >= 0 && t->cpu < d->backend.nr_cpus;
 	const struct starvd_task *h = NULL;
-	uint64_t failures = d->booster.nr_failures;
-	struct cpu_stats none, *st = on_cpu ? &d->stats[t->cpu] : &none;
+	struct cpu_stats none, *st = cpu_stats_of(d, t, &none);
 	char pcomm[64];
 	enum ignore_match ign = ignored(&d->cfg, t, pcomm, sizeof(pcomm));
 
@@ -153,17 +173,16 @@ static void handle_starving(struct starvd *d, const struct starvd_task *t,
 		report_ignored(t, ign == IGNORED_PROCESS ? pcomm : NULL);
 		return;
 	}
-	/* As stalld: -l reports again every threshold while it waits. */
+	/*
+	 * As stalld: -l reports it again at every granularity while it
+	 * waits, with the time waited so far.
+	 */
 	if (d->cfg.log_only) {
 		detect_repeat(&d->detect, t->tid,
-			      t->wait_ns + d->cfg.threshold_ns);
+			      t->wait_ns + log_only_repeat_ns(&d->cfg));
 		return;
 	}
-	if (!boost_start(&d->booster, t, h ? h->prio : -1, now)) {
-		st->boosts++;
-		detect_forget(&d->detect, t->tid);
-	}
-	st->failures += d->booster.nr_failures - failures;
+	boost_task(d, t, h, now);
 }
 
 /* Rewrite <run-dir>/state for starvctl status and metrics. */
@@ -219,15 +238,26 @@ static int scan(struct starvd *d)
 		report_check(&d->tasks, d->backend.nr_cpus, f.cpus);
 	task_list_cpus(&d->tasks, d->cpus, d->backend.nr_cpus);
 	end_episodes(d);
+	for (i = 0; i < d->result.n_might; i++)
+		report_might_starve(&d->tasks.v[d->result.might[i]]);
 	for (i = 0; i < d->result.n; i++)
 		handle_starving(d, &d->tasks.v[d->result.starving[i]],
 				now_ns());
-	/* Still waiting after a boost too short for it: escalate now. */
-	for (i = 0; i < d->tasks.n; i++)
-		if (d->tasks.v[i].state == STARVD_TASK_WAITING &&
-		    !detect_handled(&d->detect, d->tasks.v[i].tid) &&
-		    boost_take_again(&d->booster, d->tasks.v[i].tid))
-			handle_starving(d, &d->tasks.v[i], now_ns());
+	/*
+	 * Still waiting after a boost too short for it: escalate now. Not a
+	 * new starvation (its wait restarted when the boost let it run): the
+	 * escalation's line says it, no report.
+	 */
+	for (i = 0; i < d->tasks.n; i++) {
+		const struct starvd_task *t = &d->tasks.v[i];
+
+		if (t->state == STARVD_TASK_WAITING &&
+		    !detect_handled(&d->detect, t->tid) &&
+		    boost_take_again(&d->booster, t->tid))
+			boost_task(d, t, detect_holder(&d->detect, &d->tasks,
+						       d->backend.nr_cpus, t),
+				   now_ns());
+	}
 	boost_again_clear(&d->booster);
 	if (d->cfg.granularity_ns)
 		d->next_read_ns = d->tasks.read_time_ns + d->cfg.granularity_ns;
@@ -599,7 +629,7 @@ static int protect_process(struct starvd *d)
 	if (d->cfg.stacks && kernel_preempt_rt()) {
 		if (!d->cfg.stacks_asked) {
 			d->cfg.stacks = false;
-			log_msg("-v: holder stacks are not taken on PREEMPT_RT unless --stacks is given: closing their perf events waits for an RCU grace period, which a starved rcuc/N thread holds up, and starvd could not exit while a starvation lasts");
+			log_msg("-v: holder stacks are not taken on PREEMPT_RT unless --stacks is given: closing their perf events waits for an RCU grace period, which a starving rcuc/N thread holds up, and starvd could not exit while a starvation lasts");
 		} else {
 			log_msg("note: --stacks on PREEMPT_RT: closing the holder stacks' perf events waits for an RCU grace period, so while an rcuc/N thread starves (with -l/--log_only, until the starvation ends) starvd's exit waits too, after it has restored everything else");
 		}
@@ -647,9 +677,13 @@ static int init_monitoring(struct starvd *d)
 	booster_init(&d->booster, &bp, d->cfg.log_only ? NULL : &d->journal);
 	detect_init(&d->detect, d->cfg.threshold_ns, boost_active,
 		    &d->booster);
+	/* stalld's adaptive mode says who might starve, at half the threshold. */
+	if (d->cfg.adaptive)
+		d->detect.warn_ns = d->cfg.threshold_ns / 2;
 	d->detect.self_tgid = getpid();	/* final: after daemonizing */
 	d->stage = STAGE_RUNNING;
 	log_start(d);
+	report_start(&d->cfg, &d->backend);
 	if (d->backend.fallback_note[0])
 		log_msg("%s", d->backend.fallback_note);
 	open_status(d);
@@ -769,8 +803,10 @@ int main(int argc, char **argv)
 
 	if (!start(&d)) {
 		sig = run(&d);
+		log_msg("received signal %d, starting shutdown", sig);
 		log_msg("received %s, restoring %zu boosted task(s) and exiting",
 			strsignal(sig), d.booster.n);
+		log_msg("%s shutting down", d.cfg.name);
 		status = EXIT_SUCCESS;
 	}
 	if (stop(&d))
