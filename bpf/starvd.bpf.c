@@ -223,7 +223,7 @@ static __always_inline void calibrate(void)
  */
 static __always_inline bool task_waits(struct task_struct *t)
 {
-	if (BPF_CORE_READ(t, on_rq) != TASK_ON_RQ_QUEUED)
+	if (task_on_rq(t) != TASK_ON_RQ_QUEUED)
 		return false;
 	return task_state(t) == TASK_RUNNING ||
 	       !bpf_core_field_exists(t->se.sched_delayed) ||
@@ -252,14 +252,14 @@ int dump_tasks(struct bpf_iter__task *ctx)
 	}
 	/* Not runnable, and not queued on the way to sleep either. */
 	if (!t || (task_state(t) != TASK_RUNNING &&
-		   BPF_CORE_READ(t, on_rq) != TASK_ON_RQ_QUEUED))
+		   task_on_rq(t) != TASK_ON_RQ_QUEUED))
 		return 0;
 
 	rec.cpu = task_cpu(t);
 	if (!cpu_monitored(rec.cpu))
 		return 0;
 
-	if (BPF_CORE_READ(t, on_cpu)) {
+	if (task_on_cpu(t)) {
 		if (task_state(t) != TASK_RUNNING)
 			return 0;
 		rec.state = STARVD_TASK_RUNNING;

@@ -36,4 +36,20 @@ static __always_inline int task_cpu(struct task_struct *t)
 	return BPF_CORE_READ(old, cpu);
 }
 
+/*
+ * task_struct.on_cpu and on_rq are int up to 6.18 and u8 in 7.2. The
+ * local type (int) would read 4 bytes there: on_cpu with on_rq beside
+ * it (a queued task would look on a CPU) and on_rq with the bytes after
+ * it. Read each at the kernel's size.
+ */
+static __always_inline int task_on_cpu(struct task_struct *t)
+{
+	return BPF_CORE_READ_BITFIELD_PROBED(t, on_cpu);
+}
+
+static __always_inline int task_on_rq(struct task_struct *t)
+{
+	return BPF_CORE_READ_BITFIELD_PROBED(t, on_rq);
+}
+
 #endif
