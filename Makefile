@@ -26,7 +26,6 @@ CLANG		?= clang
 BPFTOOL		?= bpftool
 PKG_CONFIG	?= pkg-config
 
-ARCH_BPF	:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/i.86/x86/')
 CFLAGS		?= -O2 -g
 WARN		:= -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
 		   -Wstrict-prototypes -Wmissing-prototypes
@@ -75,12 +74,16 @@ PROGS		:= $(BIN)/starvd $(BIN)/starvctl
 
 all: $(PROGS)
 
-# The kernel types the BPF programs are compiled against: committed per
-# architecture (bpf/vmlinux/gen.sh regenerates them from a pinned Debian
-# kernel's BTF), never the build machine's kernel, so the same sources
-# give the same object anywhere; CO-RE adapts it to the running kernel at
-# load time. VMLINUX_H=FILE builds against another, e.g. one dumped with
-# "bpftool btf dump file /sys/kernel/btf/vmlinux format c".
+# The kernel types the BPF programs are compiled against: committed
+# (bpf/vmlinux/gen.sh regenerates them from a pinned Debian kernel's BTF),
+# never the build machine's kernel, so the same sources give the same
+# object anywhere; CO-RE adapts it to the running kernel at load time.
+# The programs are tp_btf and iterator ones that read no pt_regs, so one
+# object serves every architecture: x86's types and target on any build
+# machine, arm64 included (vm/build.sh checks the arm64 starvd embeds
+# the x86 build's object). VMLINUX_H=FILE builds against another, e.g.
+# one dumped with "bpftool btf dump file /sys/kernel/btf/vmlinux format c".
+ARCH_BPF	:= x86
 VMLINUX_H	?= bpf/vmlinux/$(ARCH_BPF)/vmlinux.h
 
 $(O)/vmlinux.h: $(VMLINUX_H)
