@@ -140,18 +140,21 @@ ok $? "ExecStopPost restored kernel.sched_rt_runtime_us ($rt0)"
 in_root modprobe -r starvd
 
 # A machine running stalld, whose administrator set its threshold.
-in_root dpkg -i /tmp/stalld_*.deb >/tmp/dpkg.log 2>&1 &&
+# The packages' paths in the scratch root, named outside it.
+stalld_deb=/tmp/$(cd $root/tmp && echo stalld_*.deb)
+compat_deb=/tmp/$(cd $root/tmp && echo starvd-stalld-compat_*.deb)
+in_root dpkg -i $stalld_deb >/tmp/dpkg.log 2>&1 &&
 	sed -i 's/^THRESH=.*/THRESH="-t 5"/' $root/etc/default/stalld
 ok $? "dpkg -i stalld (the stand-in); THRESH=\"-t 5\" in /etc/default/stalld"
 sed 's/^/# dpkg: /' /tmp/dpkg.log
 # What the compat package ships, to look for once it is purged.
-dpkg-deb -c $root/tmp/starvd-stalld-compat_*.deb |
+dpkg-deb -c $root$compat_deb |
 	sed -n 's|^[^d].* \./\([^ ]*\).*|/\1|p' >/tmp/compat.files
 
 # --force-confold answers dpkg's question about the edited
 # /etc/default/stalld as the administrator would: keep it.
 in_root env DEBIAN_FRONTEND=noninteractive dpkg -i --force-confold \
-	/tmp/starvd-stalld-compat_*.deb </dev/null >/tmp/dpkg.log 2>&1
+	$compat_deb </dev/null >/tmp/dpkg.log 2>&1
 st=$?
 sed 's/^/# dpkg: /' /tmp/dpkg.log
 [ $st = 0 ] && grep -q '^dpkg: yes, will remove stalld in favour of starvd-stalld-compat' /tmp/dpkg.log &&
@@ -225,17 +228,18 @@ wait $hog $victim_t 2>/dev/null
 wait $bg
 sed 's/^/# daemon: /' /tmp/daemon.log | grep -v ': stalld: boosted pid' | tail -n 20
 in_root sh /tmp/unit.sh $unit ExecStopPost
-left=$(ls -A $root/run/stalld)
-echo "# left in /run/stalld: $left"
-# systemd removes the empty RuntimeDirectory= once the unit is stopped.
+# No file: no state, pidfile, saved RT runtime or boost journal entry
+# (its directory stays). systemd then removes the RuntimeDirectory=.
+left=$(cd $root/run/stalld && find . ! -type d)
+echo "# left in /run/stalld: $(cd $root/run/stalld && find . -mindepth 1 | tr '\n' ' ')"
 [ "$(cat /proc/sys/kernel/sched_rt_runtime_us)" = "$rt0" ] && [ -z "$left" ] &&
-	rmdir $root/run/stalld
-ok $? "stopped: RT throttling back ($rt0), nothing of the daemon's left in /run/stalld"
+	rm -r $root/run/stalld
+ok $? "stopped: RT throttling back ($rt0), no file of the daemon's left in /run/stalld"
 taskset -p 3 $$ >/dev/null
 
 # apt installs stalld again, the way back: the compat package goes.
 in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y \
-	/tmp/stalld_1.28.1-1_all.deb </dev/null >/tmp/apt.log 2>&1
+	$stalld_deb </dev/null >/tmp/apt.log 2>&1
 st=$?
 grep -v 'Reading database' /tmp/apt.log | sed 's/^/# apt: /'
 owners=$(in_root dpkg -S /usr/bin/stalld /usr/bin/throttlectl \
