@@ -392,6 +392,16 @@ TEST_F_TIMEOUT(starve, verbose_lines_are_stalld_lines, 60)
 	expect_starved_only_in_reports(_metadata, self->d->err, 2);
 }
 
+/* -R: stalld's line, with the reservation's runtime and period. */
+TEST_F_TIMEOUT(starve, reservation_line, 40)
+{
+	START("-R", "20", "-l", "-t", "5");
+	WAIT_STARTED();
+	expect_said(_metadata, self->d,
+		    "stalld: successfully set 20% SCHED_DEADLINE reservation runtime/period = 200000000/1000000000\n");
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
 static int count(const char *s, const char *what)
 {
 	int n = 0;

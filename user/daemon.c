@@ -329,16 +329,19 @@ int protect_self(const struct config *cfg)
 	if (cfg->reservation) {
 		ret = set_reservation(cfg->reservation);
 		if (ret) {
-			log_err("-R/--reservation %d: cannot give starvd a SCHED_DEADLINE reservation: %s%s",
-				cfg->reservation, strerror(-ret),
+			log_err("failed to set -R/--reservation: %s%s: starvd cannot have a SCHED_DEADLINE reservation of %d%% of a CPU",
+				strerror(-ret),
 				ret == -EPERM ?
 				" (with RT throttling on, SCHED_DEADLINE needs affinity to all CPUs of the root domain: drop -a or turn RT throttling off)" :
 				ret == -EBUSY ?
-				" (not enough SCHED_DEADLINE bandwidth left: use a smaller percentage)" : "");
+				" (not enough SCHED_DEADLINE bandwidth left: use a smaller percentage)" : "",
+				cfg->reservation);
 			return -1;
 		}
-		log_msg("running with a SCHED_DEADLINE reservation of %d%% of a CPU",
-			cfg->reservation);
+		log_msg("successfully set %d%% SCHED_DEADLINE reservation runtime/period = %llu/%llu",
+			cfg->reservation,
+			(unsigned long long)NSEC_PER_SEC / 100 * cfg->reservation,
+			(unsigned long long)NSEC_PER_SEC);
 		return 0;
 	}
 	set_own_priority(cfg);
