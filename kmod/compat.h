@@ -4,7 +4,8 @@
  * STARVD_HAVE_* feature a kernel has is decided in kmod/Kbuild from its
  * version. Built without warnings: Debian 5.10 (amd64, 686, rt-amd64),
  * 6.1 (amd64, 686, rt-amd64, arm64), 6.12 (amd64, rt-amd64, rt-arm64),
- * 7.2 (amd64, rt-amd64), which needs nothing here that 6.12 does not.
+ * 7.2 (amd64, rt-amd64, arm64, rt-arm64), which needs nothing here that
+ * 6.12 does not.
  * Older than 5.10 is
  * written from the upstream history and is not verified; see
  * kmod/README.md.
