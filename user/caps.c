@@ -356,5 +356,7 @@ int caps_drop(const struct config *cfg, struct backend *b)
 		return -1;
 	}
 	log_kept(b, &k, bound);
+	if (cfg->kstack && !(k.kstack & CAP_BIT(CAP_SYS_ADMIN)))
+		log_msg("--kstack: no CAP_SYS_ADMIN, so /proc/PID/stack cannot be read and reports carry no kernel stack; under starvd.service add the drop-in of starvd(8), \"The systemd unit\"");
 	return 0;
 }

@@ -361,7 +361,7 @@ static const char *unnamed_why(const struct stacks *s, int ret,
 			       const char **cure)
 {
 	if (ret == -ENODATA) {
-		*cure = "start starvd with CAP_SYSLOG (the unit: a drop-in adding it to CapabilityBoundingSet=) and kernel.kptr_restrict at 0 or 1 to name them";
+		*cure = "start starvd with CAP_SYSLOG (the unit: the drop-in of starvd(8), \"The systemd unit\") and kernel.kptr_restrict at 0 or 1 to name them";
 		return "/proc/kallsyms hides kernel addresses from starvd (it started without CAP_SYSLOG, or kernel.kptr_restrict is 2)";
 	}
 	if (ret == -EBADF && s->kallsyms_err) {
@@ -752,7 +752,7 @@ static void capture(struct stacks *s, struct holder_stack *h)
 			add_once(s, h, &s->said_perf, "holder stacks are not shown: sampling another task needs CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8, and where kernel.perf_event_paranoid is 3, the default of Debian's kernels): %s",
 				 strerror(-n));
 		else if (n == -EACCES || n == -EPERM)
-			add_once(s, h, &s->said_perf, "holder stacks are not shown: perf_event_open() is refused (%s) although starvd holds what it asks for (CAP_PERFMON, or CAP_SYS_ADMIN where kernel.perf_event_paranoid is 3): a seccomp filter? The shipped starvd.service allows no perf_event_open(): add SystemCallFilter=perf_event_open in a drop-in, see starvd(8)",
+			add_once(s, h, &s->said_perf, "holder stacks are not shown: perf_event_open() is refused (%s) although starvd holds what it asks for (CAP_PERFMON, or CAP_SYS_ADMIN where kernel.perf_event_paranoid is 3): a seccomp filter? The shipped starvd.service allows no perf_event_open(): add the drop-in of starvd(8), \"The systemd unit\"",
 				 strerror(-n));
 		return;
 	}
