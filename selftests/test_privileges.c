@@ -494,30 +494,63 @@ static bool state_published(const struct daemon_proc *d, int ms)
 	return !access(path, F_OK);
 }
 
+/* Start @args through a link named stalld (its comm, its personality). */
+static int start_as_stalld(struct daemon_proc *d, const char *const *args)
+{
+	char dir[] = "/tmp/starvd-stalld.XXXXXX", link[64], target[PATH_MAX];
+	int ret;
+
+	if (!realpath(bin_path("starvd"), target) || !mkdtemp(dir))
+		return -errno;
+	snprintf(link, sizeof(link), "%s/stalld", dir);
+	if (symlink(target, link)) {
+		ret = -errno;
+		rmdir(dir);
+		return ret;
+	}
+	setenv("STARVD_TEST_DAEMON", link, 1);
+	ret = daemon_start(d, args);
+	unsetenv("STARVD_TEST_DAEMON");
+	unlink(link);
+	rmdir(dir);
+	return ret;
+}
+
 /* Started through a link named stalld (its comm): starvctl sees it run. */
 TEST_F(daemon, starvctl_sees_stalld_running)
 {
 	const char *const args[] = { "-S", NULL };
-	char dir[] = "/tmp/starvd-stalld.XXXXXX", link[64], target[PATH_MAX];
 	char out[8192];
-	int ret;
 
-	ASSERT_TRUE(NULL != realpath(bin_path("starvd"), target));
-	ASSERT_TRUE(NULL != mkdtemp(dir));
-	snprintf(link, sizeof(link), "%s/stalld", dir);
-	ASSERT_EQ(0, symlink(target, link));
-	setenv("STARVD_TEST_DAEMON", link, 1);
-	ret = daemon_start(self->d, args);
-	unsetenv("STARVD_TEST_DAEMON");
-	unlink(link);
-	rmdir(dir);
-	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, start_as_stalld(self->d, args));
 	ASSERT_TRUE(state_published(self->d, 10000))
 		TH_LOG("stderr:\n%s", self->d->err);
 	EXPECT_EQ(0, RUN(out, bin_path("starvctl"), "--run-dir",
 			 self->d->run_dir, "status")) TH_LOG("%s", out);
 	EXPECT_TRUE(has(out, "running, pid"));
 	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+/*
+ * A starvd that runs as stalld keeps its state in /run/stalld: starvctl
+ * without --run-dir finds it there when there is no /run/starvd.
+ */
+TEST_F(daemon, starvctl_finds_stalld_run_dir)
+{
+	const char *const args[] = { "-S", "--run-dir", "/run/stalld", NULL };
+	char out[8192];
+
+	if (!access("/run/starvd", F_OK) || !access("/run/stalld", F_OK))
+		SKIP(return, "/run/starvd or /run/stalld exists: a daemon of this machine's own may use it");
+	ASSERT_EQ(0, start_as_stalld(self->d, args));
+	snprintf(self->d->run_dir, sizeof(self->d->run_dir), "/run/stalld");
+	EXPECT_TRUE(state_published(self->d, 10000))
+		TH_LOG("stderr:\n%s", self->d->err);
+	EXPECT_EQ(0, RUN(out, bin_path("starvctl"), "status"))
+		TH_LOG("%s", out);
+	EXPECT_TRUE(has(out, "running, pid")) TH_LOG("%s", out);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+	EXPECT_EQ(0, system("rm -rf /run/stalld"));
 }
 
 /*

@@ -12,6 +12,7 @@
 #include <starvd/abi.h>
 
 #include "options.h"
+#include "run_dir.h"
 #include "util.h"
 #include "version.h"
 
@@ -445,7 +446,7 @@ static void set_defaults(struct config *cfg, const char *argv0)
 	cfg->boost_period_ns = 1000000000ULL;
 	cfg->boost_runtime_ns = 20000;
 	cfg->boost_duration_ns = 3 * NSEC_PER_SEC;
-	cfg->run_dir = cfg->stalld ? "/run/stalld" : "/run/starvd";
+	cfg->run_dir = cfg->stalld ? RUN_DIR_STALLD : RUN_DIR_STARVD;
 	cfg->backend = BACKEND_AUTO;
 	cfg->bpf_mode = STARVD_MODE_AUTO;
 	cfg->mlock = true;

@@ -28,6 +28,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The default run directories: starvd's, and its own under the stalld name. */
+#define RUN_DIR_STARVD	"/run/starvd"
+#define RUN_DIR_STALLD	"/run/stalld"
+
 /*
  * An O_DIRECTORY descriptor of the run directory @path, created (mode
  * 0700, each missing component too) if @create; -ENOENT if it does not

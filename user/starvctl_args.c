@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "run_dir.h"
 #include "starvctl_args.h"
 #include "util.h"
 #include "version.h"
@@ -23,7 +26,8 @@ static const char usage_text[] =
 "  -j, --json           JSON output\n"
 "  -b, --backend NAME   auto (default), bpf or netlink\n"
 "      --bpf-mode MODE  auto, sched_info or tracking\n"
-"      --run-dir DIR    the daemon's --run-dir (default /run/starvd)\n"
+"      --run-dir DIR    the daemon's --run-dir (default /run/starvd, or\n"
+"                       /run/stalld where only that one exists)\n"
 "  -o, --output FILE    metrics: replace FILE atomically instead of stdout\n"
 "  -d, --delay S        top: seconds between refreshes (default 1)\n"
 "      --once           top: print the table once (also when not a tty)\n"
@@ -148,13 +152,28 @@ static enum parse_result parse_option(int opt, char **argv, int nr_cpus,
 	}
 }
 
+/*
+ * The run directory of the daemon on this machine, without --run-dir:
+ * RUN_DIR_STALLD where only that one exists (starvd runs as stalld, as
+ * from the compat package), RUN_DIR_STARVD otherwise.
+ */
+static const char *default_run_dir(void)
+{
+	struct stat st;
+
+	if (lstat(RUN_DIR_STARVD, &st) && errno == ENOENT &&
+	    !lstat(RUN_DIR_STALLD, &st) && S_ISDIR(st.st_mode))
+		return RUN_DIR_STALLD;
+	return RUN_DIR_STARVD;
+}
+
 enum parse_result ctl_parse_args(int argc, char **argv, int nr_cpus,
 				 struct ctl *c, char *err, size_t len)
 {
 	enum parse_result ret;
 	int opt;
 
-	*c = (struct ctl) { .cpu = -1, .run_dir = "/run/starvd",
+	*c = (struct ctl) { .cpu = -1, .run_dir = default_run_dir(),
 			  .delay_ns = NSEC_PER_SEC };
 	optind = 0;	/* 0: see parse_options() */
 	opterr = 0;
