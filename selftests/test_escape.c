@@ -18,6 +18,7 @@
 #include "escape.h"
 #include "journal.h"
 #include "lib/hostile_names.h"
+#include "lib/json_strict.h"
 #include "sched_attr.h"
 #include "status_file.h"
 
@@ -252,7 +253,6 @@ static void expect_same(struct __test_metadata *_metadata,
 /* The file's text, and whether it is one strict JSON object (UTF-8). */
 static bool read_json(const char *path, char *buf, size_t len)
 {
-	struct json_tokener *tok;
 	struct json_object *o;
 	FILE *f = fopen(path, "r");
 	size_t n;
@@ -263,12 +263,8 @@ static bool read_json(const char *path, char *buf, size_t len)
 	n = fread(buf, 1, len - 1, f);
 	fclose(f);
 	buf[n] = '\0';
-	tok = json_tokener_new();
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
-			       JSON_TOKENER_VALIDATE_UTF8);
-	o = json_tokener_parse_ex(tok, buf, n);
+	o = json_parse_strict_len(buf, n);
 	ok = o && json_object_is_type(o, json_type_object);
-	json_tokener_free(tok);
 	json_object_put(o);
 	return ok;
 }

@@ -20,6 +20,7 @@
 
 #include "lib/starve_fixture.h"
 #include "lib/hostile_names.h"
+#include "lib/json_strict.h"
 
 #include "escape.h"
 #include "journal.h"
@@ -48,19 +49,6 @@ static bool printable(const char *s)
 		if ((*s < 0x20 || *s > 0x7e) && *s != '\n')
 			return false;
 	return true;
-}
-
-/* A strict JSON object whose strings are valid UTF-8, or NULL. */
-static struct json_object *parse_strict(const char *s, size_t len)
-{
-	struct json_tokener *tok = json_tokener_new();
-	struct json_object *o;
-
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
-			       JSON_TOKENER_VALIDATE_UTF8);
-	o = json_tokener_parse_ex(tok, s, len);
-	json_tokener_free(tok);
-	return o;
 }
 
 static int64_t get_int(struct json_object *o, const char *key)
@@ -134,7 +122,7 @@ static void expect_json_comm(struct __test_metadata *_metadata,
 			     const char *text, const char *key, pid_t tid,
 			     const char *esc)
 {
-	struct json_object *o = parse_strict(text, strlen(text));
+	struct json_object *o = json_parse_strict_len(text, strlen(text));
 
 	EXPECT_TRUE(o != NULL) TH_LOG("%s", text);
 	EXPECT_STREQ(esc, (o ? comm_in(o, key, tid) : NULL) ?: "(none)")
@@ -262,7 +250,7 @@ static void check_json(struct __test_metadata *_metadata, const char *out,
 		struct json_object *o;
 
 		nl = strchrnul(l, '\n');
-		o = parse_strict(l, nl - l);
+		o = json_parse_strict_len(l, nl - l);
 		EXPECT_TRUE(o != NULL) TH_LOG("%.*s", (int)(nl - l), l);
 		if (o && get_int(o, "tid") == tid) {
 			EXPECT_STREQ(esc, json_member_str(o, "comm") ?: "(none)");

@@ -14,7 +14,7 @@ FUZZ_CC		?= clang
 FUZZ_USER	:= $(addprefix ../user/,$(addsuffix .c,options starvctl_args \
 		   cpuset util journal status_file metrics json sched_attr \
 		   escape))
-FUZZ_DEPS	:= $(FUZZ_USER) $(wildcard ../user/*.h) fuzz/fuzz.h
+FUZZ_DEPS	:= $(FUZZ_USER) $(wildcard ../user/*.h) fuzz/fuzz.h lib/json_strict.h
 FZ		:= $(O)/fuzz
 REPLAY_O	:= $(B)/fuzz-replay
 

@@ -10,19 +10,7 @@
 
 #include "fuzz.h"
 #include "json.h"
-
-static struct json_object *parse_strict(const char *s)
-{
-	struct json_tokener *tok = json_tokener_new();
-	struct json_object *o;
-
-	FUZZ_CHECK(tok);
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
-			       JSON_TOKENER_VALIDATE_UTF8);
-	o = json_tokener_parse_ex(tok, s, strlen(s));
-	json_tokener_free(tok);
-	return o;
-}
+#include "lib/json_strict.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -42,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o = json_object_new_object();
 	FUZZ_CHECK(o);
 	json_put_str(o, "comm", s);
-	back = parse_strict(json_line(o));
+	back = json_parse_strict_len(json_line(o), strlen(json_line(o)));
 	FUZZ_CHECK(back);
 	FUZZ_CHECK(json_object_object_get_ex(back, "comm", &v));
 	FUZZ_CHECK(!strcmp(json_object_get_string(v), clean));

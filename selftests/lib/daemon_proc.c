@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "daemon_proc.h"
+#include "json_strict.h"
 #include "proc.h"
 #include "workload.h"
 #include "sched_attr.h"
@@ -652,16 +653,7 @@ void json_str(const char *line, const char *key, char *buf, size_t len)
 
 struct json_object *json_parse_strict(const char *s)
 {
-	struct json_tokener *tok = json_tokener_new();
-	struct json_object *o;
-
-	if (!tok)
-		return NULL;
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
-			       JSON_TOKENER_VALIDATE_UTF8);
-	o = json_tokener_parse_ex(tok, s, strlen(s) + 1);
-	json_tokener_free(tok);
-	return o;
+	return json_parse_strict_len(s, strlen(s) + 1);
 }
 
 struct json_object *json_member(struct json_object *o, const char *key,
