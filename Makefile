@@ -155,6 +155,10 @@ CHROOT		?= trixie
 check-chroot: deps-check
 	$(if $(CHROOT),vm/chroot.sh $(CHROOT),@echo "check-chroot: CHROOT= names no chroot (trixie, arm64)")
 
+# The chroot's root and packages, for make check's preparation phase.
+check-chroot-prepare:
+	vm/chroot.sh $(CHROOT) prepare
+
 # VM=0 skips the kernel-module tests in qemu guests (see mk/kmod.mk).
 VM		?= 1
 RESULTS		:= $(abspath $(O))/results.txt
@@ -163,23 +167,25 @@ SELFTESTS	= $(MAKE) -C selftests O=$(abspath $(O)) CC="$(CC)" \
 
 # make check's order: the host suites, alone (their busy loops take CPU 0
 # too, and starvd reports and boosts whatever waits there: work run beside
-# them in the background broke a test's count of events); the Debian 13
-# chroot (vm/chroot.sh: its build, unit suite and one boost); the packages
-# built while the guests' kernels are fetched and their module built
-# (CHECK_PREP, make -j2: no test runs then); the guests, two at a time,
-# the package guest among them; the kselftest target.
+# them in the background broke a test's count of events); the packages
+# built while the guests' kernels are fetched and their module built and
+# the Debian 13 chroot's packages installed (CHECK_PREP, make -j3: no test
+# runs then); the chroot's build, unit suite and one boost (vm/chroot.sh);
+# the guests, two at a time, the package guest among them; the kselftest
+# target.
 CHECK_PREP	:= $(if $(wildcard mk/pkg.mk),check-pkg-recorded) \
-		   $(if $(and $(filter 1,$(VM)),$(wildcard mk/kmod.mk)),check-vm-prepare)
+		   $(if $(and $(filter 1,$(VM)),$(wildcard mk/kmod.mk)),check-vm-prepare) \
+		   $(if $(CHROOT),check-chroot-prepare)
 
 check: deps-check all
 	$(SELFTESTS) all
 	@rm -f $(RESULTS) $(O)/vm-prepared
 	@selftests/host-state.sh save $(O)/host-state
 	-RESULTS=$(RESULTS) selftests/run.sh $(O)/selftests unit host load
+	-@RESULTS=$(RESULTS) $(MAKE) -j3 --output-sync=target $(CHECK_PREP)
 	$(if $(CHROOT),-RESULTS=$(RESULTS) vm/chroot.sh $(CHROOT) || \
 		grep -q '^chroot-' $(RESULTS) || \
 		echo "chroot-$(CHROOT)-build # Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:1" >> $(RESULTS))
-	-@RESULTS=$(RESULTS) $(MAKE) -j2 --output-sync=target $(CHECK_PREP)
 # The package guest boots in check-vm, next to the other guests, when
 # PKG_GUEST is one of them; alone after it otherwise.
 ifneq ($(wildcard mk/kmod.mk),)
@@ -252,5 +258,5 @@ clean:
 -include mk/kselftest.mk
 -include mk/fuzz.mk
 
-.PHONY: all abi deps deps-check run demo check-chroot check check-pkg-recorded bench install install-stalld-compat clean
+.PHONY: all abi deps deps-check run demo check-chroot check-chroot-prepare check check-pkg-recorded bench install install-stalld-compat clean
 .SECONDARY:

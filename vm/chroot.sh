@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# vm/chroot.sh NAME [check|shell]: the tree built and tested in a Debian
-# chroot that shares the host's kernel (make check-chroot CHROOT=NAME).
+# vm/chroot.sh NAME [check|prepare|shell]: the tree built and tested in a
+# Debian chroot that shares the host's kernel (make check-chroot
+# CHROOT=NAME); "prepare" makes the root and installs its packages only
+# (no build, no test: make check runs it beside the guests' preparation).
 #   trixie  Debian 13 amd64: scripts/deps.sh check, make, the unit suite
 #           and one real boost (test_starvation's deadline_boost, BPF
 #           backend, on the host's kernel)
@@ -63,9 +65,11 @@ if [ ! -f "$root/.starvd-root" ]; then
 		record build 0 1
 		die "debootstrap of $suite $arch failed (log: $root.log): check the network to $main"
 	fi
-	# No service of a package installed in the chroot starts.
+	# No service of a package installed in the chroot starts, and dpkg
+	# does not fsync what it unpacks: the root is rebuilt if it breaks.
 	printf '#!/bin/sh\nexit 101\n' >"$root.tmp/usr/sbin/policy-rc.d"
 	chmod 0755 "$root.tmp/usr/sbin/policy-rc.d"
+	echo force-unsafe-io >"$root.tmp/etc/dpkg/dpkg.cfg.d/starvd-unsafe-io"
 	touch "$root.tmp/.starvd-root"
 	mv "$root.tmp" "$root"
 	echo "chroot: $suite $arch root ready in $(($(date +%s) - t0)) s"
@@ -103,7 +107,17 @@ if [ "$what" = shell ]; then
 	in_chroot "exec bash -i"
 	exit
 fi
-[ "$what" = check ] || die "unknown action '$what' (check, shell)"
+case $what in
+check) ;;
+prepare)
+	t0=$(date +%s)
+	# A failure is recorded by the check that follows, which tries again.
+	in_chroot "scripts/deps.sh check" ||
+		die "$name: installing the packages failed (above); vm/chroot.sh $name shell opens the chroot"
+	echo "chroot: $name: packages installed in $(($(date +%s) - t0)) s"
+	exit 0 ;;
+*) die "unknown action '$what' (check, prepare, shell)" ;;
+esac
 
 t0=$(date +%s)
 echo "chroot: $name: scripts/deps.sh check, make, make -C selftests"
