@@ -137,6 +137,8 @@ sed 's/^/# daemon: /' /tmp/daemon.log
 in_root sh /tmp/unit.sh $unit ExecStopPost
 [ "$(cat /proc/sys/kernel/sched_rt_runtime_us)" = "$rt0" ]
 ok $? "ExecStopPost restored kernel.sched_rt_runtime_us ($rt0)"
+# The RuntimeDirectory= goes with the stopped unit, as systemd removes it.
+rm -r $root/run/starvd
 in_root modprobe -r starvd
 
 # A machine running stalld, whose administrator set its threshold.
@@ -173,6 +175,16 @@ ok $? "stalld's files are the compat package's now, /etc/default/stalld as the a
 # ExecStart. The test itself stays on CPU 0, and so does the daemon.
 unit=/lib/systemd/system/stalld.service
 taskset -p 1 $$ >/dev/null
+# The unit may log to syslog (--log_syslog): /dev/log is read into
+# /tmp/syslog as the journal would read it, and stderr into daemon.log.
+rm -f /dev/log
+python3 -c 'import socket
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("/dev/log")
+f = open("/tmp/syslog", "ab", 0)
+while True:
+	f.write(s.recv(8192) + b"\n")' &
+syslogd=$!
 mkdir -m 0700 -p $root/run/stalld
 in_root sh /tmp/unit.sh $unit ExecStartPre
 in_root sh /tmp/unit.sh $unit ExecStart >/tmp/daemon.log 2>&1 &
@@ -207,20 +219,22 @@ until [ -s /tmp/victim.pid ] || [ $tries -ge 100 ]; do
 done
 victim=$(cat /tmp/victim.pid)
 tries=0
-until grep -q "^stalld: boosted pid $victim " /tmp/daemon.log; do
+boosted="stalld[][0-9]*: boosted pid $victim "
+until cat /tmp/daemon.log /tmp/syslog 2>/dev/null | grep -q "$boosted"; do
 	tries=$((tries + 1))
 	[ $tries -lt 180 ] || break
 	sleep 1
 done
-grep "^stalld: .*pid $victim " /tmp/daemon.log | head -n 3 | sed 's/^/# /'
-grep -q "^stalld: boosted pid $victim " /tmp/daemon.log
+cat /tmp/daemon.log /tmp/syslog 2>/dev/null | grep "pid $victim " | head -n 3 | sed 's/^/# /'
+cat /tmp/daemon.log /tmp/syslog 2>/dev/null | grep -q "$boosted"
 ok $? "a task starved behind a busy loop is boosted, and logged under the stalld name"
 
-in_root /usr/bin/starvctl --run-dir /run/stalld status >/tmp/status 2>&1
+# starvctl finds the daemon's state in /run/stalld (no /run/starvd).
+in_root /usr/bin/starvctl status >/tmp/status 2>&1
 st=$?
 sed 's/^/# status: /' /tmp/status
 [ $st = 0 ] && grep -q "running, pid $pid" /tmp/status
-ok $? "starvctl --run-dir /run/stalld status sees the daemon running as stalld"
+ok $? "starvctl status sees the daemon running as stalld"
 
 kill $hog $victim_t
 wait $hog $victim_t 2>/dev/null
@@ -228,6 +242,9 @@ wait $hog $victim_t 2>/dev/null
 wait $bg
 sed 's/^/# daemon: /' /tmp/daemon.log | grep -v ': stalld: boosted pid' | tail -n 20
 in_root sh /tmp/unit.sh $unit ExecStopPost
+kill $syslogd
+wait $syslogd 2>/dev/null
+rm -f /dev/log
 # No file: no state, pidfile, saved RT runtime or boost journal entry
 # (its directory stays). systemd then removes the RuntimeDirectory=.
 left=$(cd $root/run/stalld && find . ! -type d)
@@ -239,7 +256,7 @@ taskset -p 3 $$ >/dev/null
 
 # apt installs stalld again, the way back: the compat package goes.
 in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y \
-	$stalld_deb </dev/null >/tmp/apt.log 2>&1
+	-o Dpkg::Options::=--force-confold $stalld_deb </dev/null >/tmp/apt.log 2>&1
 st=$?
 grep -v 'Reading database' /tmp/apt.log | sed 's/^/# apt: /'
 owners=$(in_root dpkg -S /usr/bin/stalld /usr/bin/throttlectl \
