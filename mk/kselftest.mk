@@ -26,7 +26,7 @@ KSFT_MAKE	= env -u MAKEFLAGS -u MAKEOVERRIDES -u MFLAGS $(MAKE) \
 
 # What `make -C tools/testing/selftests install` and run_kselftest.sh use.
 $(KSFT_TREE)/.extracted:
-	@test -n "$(KSFT_LINUX_SRC)" || { echo "no /usr/src/linux-source-*.tar.xz: run 'make deps' (installs linux-source-6.12)"; exit 1; }
+	@test -n "$(KSFT_LINUX_SRC)" || { echo "no /usr/src/linux-source-*.tar.xz: run 'make deps-check' (installs linux-source-6.12)"; exit 1; }
 	@rm -rf $(KSFT_TREE) && mkdir -p $(KSFT_TREE)
 	@echo "  EXTRACT tools/testing/selftests (kselftest part) from $(KSFT_LINUX_SRC)"
 	@tar -xJf $(KSFT_LINUX_SRC) -C $(KSFT_TREE) --strip-components=1 --wildcards \
