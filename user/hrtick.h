@@ -14,10 +14,11 @@
 
 #include <stdbool.h>
 
+#include "run_dir.h"	/* HRTICK_JOURNAL */
+
 /* debugfs sched/features since 5.13; sched_features before. */
 #define SCHED_FEATURES_PATH	"/sys/kernel/debug/sched/features"
 #define SCHED_FEATURES_PATH_OLD	"/sys/kernel/debug/sched_features"
-#define HRTICK_JOURNAL		"hrtick_dl"
 /* Logged once when starvd cannot turn the feature on (bench reads it). */
 #define HRTICK_OUT_OF_REACH	"the HRTICK_DL scheduler feature is out of reach"
 #define HRTICK_CANNOT		"cannot turn on HRTICK_DL"

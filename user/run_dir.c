@@ -9,9 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hrtick.h"
 #include "run_dir.h"
-#include "throttle.h"
 #include "util.h"
 
 #define MAX_LINKS	40	/* the kernel's MAXSYMLINKS */

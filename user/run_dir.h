@@ -33,6 +33,14 @@
 #define RUN_DIR_STALLD	"/run/stalld"
 
 /*
+ * The files of a run directory besides boosts/ (journal.h): the RT
+ * runtime found at start-up (throttle.h) and the HRTICK_DL feature's
+ * journal (hrtick.h).
+ */
+#define RT_SAVED_FILE	"rt_runtime_us.saved"
+#define HRTICK_JOURNAL	"hrtick_dl"
+
+/*
  * An O_DIRECTORY descriptor of the run directory @path, created (mode
  * 0700, each missing component too) if @create; -ENOENT if it does not
  * exist and !@create.

@@ -13,8 +13,9 @@
 
 #include <stdbool.h>
 
+#include "run_dir.h"	/* RT_SAVED_FILE */
+
 #define RT_RUNTIME_PATH "/proc/sys/kernel/sched_rt_runtime_us"
-#define RT_SAVED_FILE "rt_runtime_us.saved"
 /* What "--rt-throttling on" sets with nothing saved: the kernel's default. */
 #define RT_RUNTIME_DEFAULT_US 950000L
 
