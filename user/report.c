@@ -141,8 +141,28 @@ static void report_dl_server(void)
 		log_msg("DL-server detected.");
 }
 
+/* starvd's own line: version, backend, CPUs, threshold, boost. */
+static void report_config(const struct config *cfg, const struct backend *b)
+{
+	char cpus[256] = "all", rt[32], per[32];
+
+	if (!cfg->monitor_all)
+		cpuset_format(&cfg->cpus, cpus, sizeof(cpus));
+	format_ns(cfg->boost_runtime_ns, rt, sizeof(rt));
+	format_ns(cfg->boost_period_ns, per, sizeof(per));
+	log_msg("starvd %s: backend %s, monitoring CPUs %s, threshold %.3f s, %s, boost %s/%s for %.3f s%s",
+		STARVD_VERSION, b->display_name, cpus,
+		(double)cfg->threshold_ns / NSEC_PER_SEC,
+		cfg->granularity_ns ? "fixed granularity" :
+		"waking on threshold crossings", rt, per,
+		(double)cfg->boost_duration_ns / NSEC_PER_SEC,
+		cfg->log_only ? " (log only)" :
+		cfg->force_fifo ? " (SCHED_FIFO emulation)" : "");
+}
+
 void report_start(const struct config *cfg, const struct backend *b)
 {
+	report_config(cfg, b);
 	if (cfg->backend != BACKEND_AUTO)
 		log_msg("using %s backend",
 			strncmp(b->display_name, "netlink", 7) ?

@@ -51,7 +51,8 @@ struct config;
 #define DL_SERVER_DIR "/sys/kernel/debug/sched/fair_server"
 
 /*
- * stalld's start-up lines, in its words, for what starvd does alike: the
+ * The start-up lines: starvd's own (version, backend, CPUs, threshold,
+ * boost), then stalld's, in its words, for what starvd does alike: the
  * backend (-b), "idle detection disabled" (-N), each CPU of -c (with -v)
  * and of -a, the fair server, the boost policy (unless -l), and "single
  * threaded mode" (starvd always is).

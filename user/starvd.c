@@ -516,24 +516,6 @@ static int restore_only(struct starvd *d)
 	return ret ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
-static void log_start(const struct starvd *d)
-{
-	char cpus[256] = "all", rt[32], per[32];
-
-	if (!d->cfg.monitor_all)
-		cpuset_format(&d->cfg.cpus, cpus, sizeof(cpus));
-	format_ns(d->cfg.boost_runtime_ns, rt, sizeof(rt));
-	format_ns(d->cfg.boost_period_ns, per, sizeof(per));
-	log_msg("starvd %s: backend %s, monitoring CPUs %s, threshold %.3f s, %s, boost %s/%s for %.3f s%s",
-		STARVD_VERSION, d->backend.display_name, cpus,
-		(double)d->cfg.threshold_ns / NSEC_PER_SEC,
-		d->cfg.granularity_ns ? "fixed granularity" :
-		"waking on threshold crossings", rt, per,
-		(double)d->cfg.boost_duration_ns / NSEC_PER_SEC,
-		d->cfg.log_only ? " (log only)" :
-		d->cfg.force_fifo ? " (SCHED_FIFO emulation)" : "");
-}
-
 /*
  * How far start() got, so that stop() undoes exactly that much, in the
  * reverse order.
@@ -682,7 +664,6 @@ static int init_monitoring(struct starvd *d)
 		d->detect.warn_ns = d->cfg.threshold_ns / 2;
 	d->detect.self_tgid = getpid();	/* final: after daemonizing */
 	d->stage = STAGE_RUNNING;
-	log_start(d);
 	report_start(&d->cfg, &d->backend);
 	if (d->backend.fallback_note[0])
 		log_msg("%s", d->backend.fallback_note);
