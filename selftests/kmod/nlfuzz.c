@@ -54,6 +54,11 @@
 
 /* The largest attribute value of the top-level attribute sets. */
 #define NL_ATTR_MAX	STARVD_A_CPUS_MAX
+/*
+ * The largest attribute type: 14 bits below the two flag bits (the
+ * uapi NLA_TYPE_MASK is an int, ~0xc000, with every high bit set).
+ */
+#define ATTR_TYPE_MAX	((uint16_t)NLA_TYPE_MASK)
 
 #ifndef NLM_F_CAPPED
 #define NLM_F_CAPPED	0x100
@@ -452,7 +457,7 @@ static void build(struct worker *w, enum cat c, struct msg *m, struct exp *e)
 			t = NL_ATTR_MAX + 1 + below(w, 16);
 			break;
 		default:
-			t = NL_ATTR_MAX + 1 + below(w, NLA_TYPE_MASK -
+			t = NL_ATTR_MAX + 1 + below(w, ATTR_TYPE_MAX -
 						     NL_ATTR_MAX);
 			break;
 		}
@@ -506,7 +511,7 @@ static void build(struct worker *w, enum cat c, struct msg *m, struct exp *e)
 				m_attr(&inner, t, junk, below(w, 24));
 			}
 			t = chance(w, 80) ? types[below(w, ARRAY_LEN(types))] :
-			    below(w, NLA_TYPE_MASK);
+			    below(w, ATTR_TYPE_MAX + 1);
 			m_attr(m, t | NLA_F_NESTED, inner.b, inner.len);
 		}
 		m_end(m);
