@@ -6,9 +6,9 @@
 
 #include "escape.h"
 #include "event.h"
+#include "holder.h"
 #include "json.h"
 #include "log.h"
-#include "report.h"
 #include "stack.h"
 #include "util.h"
 

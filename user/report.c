@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,20 +12,7 @@
 #include "log.h"
 #include "options.h"
 #include "report.h"
-#include "sched_attr.h"
 #include "util.h"
-
-void format_holder(const struct starvd_task *h, char *buf, size_t len)
-{
-	int uprio = prio_to_user(h->policy, h->prio);
-
-	if (h->policy == SCHED_FIFO || h->policy == SCHED_RR)
-		snprintf(buf, len, "%s-%u, %s %d", esc_name(h->comm), h->tid,
-			 policy_name(h->policy), uprio);
-	else
-		snprintf(buf, len, "%s-%u, %s nice %d", esc_name(h->comm),
-			 h->tid, policy_name(h->policy), uprio);
-}
 
 /* The kernel stack of @tid on one line ("a <- b <- c"), if readable. */
 static void read_kstack(unsigned int tid, char *buf, size_t len)

@@ -4,7 +4,6 @@
 #define STARVD_REPORT_H
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 
 #include <starvd/abi.h>
@@ -58,8 +57,5 @@ struct config;
  * threaded mode" (starvd always is).
  */
 void report_start(const struct config *cfg, const struct backend *b);
-
-/* "dpdk-worker-4051, SCHED_FIFO 50", the name escaped (escape.h) */
-void format_holder(const struct starvd_task *h, char *buf, size_t len);
 
 #endif

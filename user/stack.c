@@ -27,8 +27,8 @@
 #include <unistd.h>
 
 #include "escape.h"
+#include "holder.h"
 #include "ksym.h"
-#include "report.h"
 #include "stack.h"
 #include "util.h"
 

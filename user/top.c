@@ -28,7 +28,7 @@
 
 #include "backend.h"
 #include "cpuset.h"
-#include "report.h"
+#include "holder.h"
 #include "sched_attr.h"
 #include "status_file.h"
 #include "top.h"
