@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "backend.h"
-#include "caps.h"
+#include "capset.h"
 #include "util.h"
 
 #ifdef STARVD_NO_BPF
@@ -36,8 +36,8 @@ static int try_open(struct backend *b, const struct backend_ops *ops,
 	b->ops = ops;
 	b->nr_cpus = cpus_possible();
 	snprintf(b->display_name, sizeof(b->display_name), "%s", ops->name);
-	caps_explain_missing(ops->open_caps, ops->open_caps_alt,
-			     b->lacking_caps, sizeof(b->lacking_caps));
+	capset_explain_missing(ops->open_caps, ops->open_caps_alt,
+			       b->lacking_caps, sizeof(b->lacking_caps));
 	return ops->open(b, bpf_mode, err, errlen);
 }
 

@@ -11,6 +11,7 @@
 
 #include <starvd/abi.h>
 
+#include "capset.h"
 #include "cpuset.h"
 #include "options.h"
 #include "task_list.h"
@@ -21,9 +22,6 @@ struct read_filter {
 };
 
 struct backend;
-
-/* A capability (CAP_* of <linux/capability.h>) as a bit of a mask. */
-#define CAP_BIT(c)	(1ULL << (c))
 
 struct backend_ops {
 	const char *name;
@@ -67,7 +65,7 @@ struct backend {
 	char read_error_hint[384];
 	/*
 	 * Set by backend_open() before ops->open(): which of ops->open_caps
-	 * this process lacks, and why (caps_explain_missing()); "" if none.
+	 * this process lacks, and why (capset_explain_missing()); "" if none.
 	 */
 	char lacking_caps[384];
 };

@@ -9,7 +9,6 @@
  *
  * libcap's cap_set_proc() changes the calling thread only: starvd has one.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,117 +16,21 @@
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
-#include <unistd.h>
 
 #include "caps.h"
+#include "capset.h"
 #include "log.h"
 #include "stack.h"
 #include "util.h"
-
-/* Capabilities the running kernel knows (CAP_BPF came in 5.8). */
-static int nr_caps(void)
-{
-	int n = cap_max_bits();
-
-	return n > 64 ? 64 : n;
-}
-
-static uint64_t proc_caps(cap_flag_t flag)
-{
-	cap_t c = cap_get_proc();
-	cap_flag_value_t v;
-	uint64_t mask = 0;
-	int i;
-
-	if (!c)
-		return 0;
-	for (i = 0; i < nr_caps(); i++)
-		if (!cap_get_flag(c, i, flag, &v) && v == CAP_SET)
-			mask |= CAP_BIT(i);
-	cap_free(c);
-	return mask;
-}
-
-static uint64_t bounding_caps(void)
-{
-	uint64_t mask = 0;
-	int i;
-
-	for (i = 0; i < nr_caps(); i++)
-		if (cap_get_bound(i) == 1)
-			mask |= CAP_BIT(i);
-	return mask;
-}
-
-/* "CAP_BPF", "CAP_BPF and CAP_PERFMON", "CAP_A, CAP_B and CAP_C". */
-static void cap_names(uint64_t mask, char *buf, size_t len)
-{
-	int i, n = __builtin_popcountll(mask), k = 0;
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < 64 && off < len; i++) {
-		char *name, *p;
-
-		if (!(mask & CAP_BIT(i)))
-			continue;
-		name = cap_to_name(i);
-		for (p = name; p && *p; p++)
-			*p = toupper((unsigned char)*p);
-		off += snprintf(buf + off, len - off, "%s%s",
-				!k ? "" : k == n - 1 ? " and " : ", ",
-				name ? name : "?");
-		cap_free(name);
-		k++;
-	}
-}
-
-/* Which of @missing this process lacks, and why. */
-static void explain(uint64_t missing, char *buf, size_t len)
-{
-	char names[192];
-
-	cap_names(missing, names, sizeof(names));
-	if (geteuid())
-		snprintf(buf, len,
-			 "this process lacks %s (it runs as uid %u, not as root)",
-			 names, (unsigned int)geteuid());
-	else if (missing & ~bounding_caps())
-		snprintf(buf, len,
-			 "this process runs as root but lacks %s (missing from its capability bounding set, e.g. removed by a container runtime, setpriv or systemd's CapabilityBoundingSet=)",
-			 names);
-	else
-		snprintf(buf, len,
-			 "this process runs as root but lacks %s in its effective capabilities",
-			 names);
-}
-
-bool caps_explain_missing(uint64_t need, uint64_t alt, char *buf,
-			  size_t len)
-{
-	uint64_t eff = proc_caps(CAP_EFFECTIVE), missing;
-
-	buf[0] = '\0';
-	if (!need || (alt && (eff & alt) == alt))
-		return false;
-	if (nr_caps() < 64 && need >> nr_caps())
-		missing = alt & ~eff;
-	else
-		missing = need & ~eff;
-	if (!missing)
-		return false;
-	explain(missing, buf, len);
-	return true;
-}
 
 int caps_check_start(const struct config *cfg)
 {
 	char why[512];
 
 	if (cfg->log_only ||
-	    (proc_caps(CAP_EFFECTIVE) & CAP_BIT(CAP_SYS_NICE)))
+	    (capset_effective() & CAP_BIT(CAP_SYS_NICE)))
 		return 0;
-	explain(CAP_BIT(CAP_SYS_NICE), why, sizeof(why));
+	capset_explain(CAP_BIT(CAP_SYS_NICE), why, sizeof(why));
 	log_err("root needed: boosting other tasks needs CAP_SYS_NICE, and %s. Run starvd as root (the BPF backend also needs CAP_BPF and CAP_PERFMON), or pass -l/--log_only to only report.",
 		why);
 	return -1;
@@ -143,7 +46,7 @@ static int set_effective(uint64_t mask)
 	if (!c)
 		return -errno;
 	cap_clear_flag(c, CAP_EFFECTIVE);
-	for (i = 0; i < nr_caps(); i++) {
+	for (i = 0; i < capset_nr(); i++) {
 		cap_value_t cap = i;
 
 		if ((mask & CAP_BIT(i)) &&
@@ -188,7 +91,7 @@ static void add_kept(char *buf, size_t len, uint64_t mask, const char *why)
 
 	if (!mask || off >= len)
 		return;
-	cap_names(mask, names, sizeof(names));
+	capset_names(mask, names, sizeof(names));
 	snprintf(buf + off, len - off, "%s%s (%s)", off ? ", " : "", names,
 		 why);
 }
@@ -234,7 +137,7 @@ static bool perf_paranoid_asks_admin(void)
 static void stack_caps(const struct config *cfg, uint64_t prm,
 		       struct kept_caps *k)
 {
-	if (nr_caps() > CAP_PERFMON && !perf_paranoid_asks_admin())
+	if (capset_nr() > CAP_PERFMON && !perf_paranoid_asks_admin())
 		k->stacks = CAP_BIT(CAP_PERFMON) & prm;
 	else
 		k->stacks = CAP_BIT(CAP_SYS_ADMIN) & prm;
@@ -281,7 +184,7 @@ static int drop_bounding(uint64_t keep)
 {
 	int i, ret;
 
-	for (i = 0; i < nr_caps(); i++) {
+	for (i = 0; i < capset_nr(); i++) {
 		if ((keep & CAP_BIT(i)) || cap_get_bound(i) != 1)
 			continue;
 		if (cap_drop_bound(i)) {
@@ -304,7 +207,7 @@ static int keep_only(uint64_t keep)
 		log_err("cannot drop capabilities: %s", strerror(errno));
 		return -1;
 	}
-	for (i = 0; i < nr_caps(); i++) {
+	for (i = 0; i < capset_nr(); i++) {
 		cap_value_t cap = i;
 
 		if (!(keep & CAP_BIT(i)))
@@ -342,7 +245,7 @@ static void log_kept(const struct backend *b, const struct kept_caps *k,
 
 int caps_drop(const struct config *cfg, struct backend *b)
 {
-	uint64_t prm = proc_caps(CAP_PERMITTED), keep;
+	uint64_t prm = capset_permitted(), keep;
 	bool bound = prm & CAP_BIT(CAP_SETPCAP);
 	struct kept_caps k;
 

@@ -1,29 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Capabilities: starvd needs many to start (loading BPF programs, locking
- * its memory, scheduling itself) and few to run. These say which ones a
- * caller lacks, and drop what the run loop does not use.
+ * its memory, scheduling itself) and few to run. These check what
+ * starting needs and drop what the run loop does not use; capset.h reads
+ * and names the sets.
  */
 #ifndef STARVD_CAPS_H
 #define STARVD_CAPS_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-
 #include "backend.h"
 #include "options.h"
-
-/*
- * Does this process lack some of @need (CAP_BIT() masks), with not all of
- * @alt to do instead (e.g. CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)? If
- * so, @buf says which and why ("this process lacks CAP_BPF and
- * CAP_PERFMON (it runs as uid 65534, not as root)") and it returns true;
- * false and "" otherwise. A kernel that does not know a capability of
- * @need lacks @alt instead.
- */
-bool caps_explain_missing(uint64_t need, uint64_t alt, char *buf,
-			  size_t len);
 
 /*
  * Before anything else: boosting other tasks needs CAP_SYS_NICE, unless
