@@ -114,6 +114,8 @@ for suite in $suites; do
 			STARVD_YNL="$("$here/../vm/ynl.sh")"
 		# The guests' scanner of kernel reports (vm/kernel-reports.sh).
 		run_one "unit-kernel-reports" "$here/kmod/kernel-reports-test.sh"
+		# The modules of user/ include each other one way.
+		run_one "unit-include-graph" "$here/../scripts/include-graph.py"
 		# kmod/, bpf/ and the ABI header in the kernel's coding style.
 		run_one "unit-style" "$here/style.sh" \
 			CHECKPATCH="$bindir/checkpatch/checkpatch.pl"
