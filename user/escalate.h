@@ -88,16 +88,10 @@ bool escalate_kept_up(uint64_t end_ns, uint64_t now_ns, uint64_t window_ns);
  * past that deadline: the zero-bandwidth step of
  * sched_setattr_leave_deadline(). A boost then is served a period late,
  * or not at all, which dl_unserved_until() catches.) A new
- * SCHED_DEADLINE boost before then is
- * served late or not at all: at best after the rest of the period; if the
- * replenishment timer fired meanwhile (it finds a task of another class
- * and does nothing), the kernel (6.1 to 6.18 at least) keeps dl_throttled
- * and enqueue_dl_entity() does not enqueue the throttled task at all, so
- * the boost gives it nothing, and on PREEMPT_RT every task waiting for a
- * lock it holds waits too (priority inheritance cannot raise a
- * SCHED_DEADLINE task). Returns when that state has expired, with
- * DL_STATE_SLACK_NS for the kernel's own clock read and timer; 0 if
- * the task never ran.
+ * SCHED_DEADLINE boost before then is served late or not at all
+ * (docs/kernel-behaviours.md, "A task left throttled is not enqueued
+ * again"). Returns when that state has expired, with DL_STATE_SLACK_NS
+ * for the kernel's own clock read and timer; 0 if the task never ran.
  */
 #define DL_STATE_SLACK_NS	10000000ULL	/* 10 ms */
 uint64_t dl_state_until(uint64_t start_ns, uint64_t ran_ns,
@@ -116,12 +110,9 @@ uint64_t dl_debt_until(uint64_t start_ns, uint64_t end_ns, uint64_t ran_ns,
 /*
  * A SCHED_DEADLINE boost after which the task, runnable all along, had
  * not run at all (no CPU time, no context switch): the kernel did not
- * serve it. Seen with a per-CPU kernel thread whose earlier boost ended
- * while the CBS had throttled it: the kernel (6.1 to 6.18 at least)
- * keeps dl_throttled across the change back to its own policy, and a
- * later sched_setattr() to SCHED_DEADLINE does not enqueue a throttled
- * task (enqueue_dl_entity() returns early), so every boost of it gives
- * nothing. Such a task is boosted with SCHED_FIFO emulation for
+ * serve it, as it does not a task an earlier boost left throttled
+ * (docs/kernel-behaviours.md, "A task left throttled is not enqueued
+ * again"). Such a task is boosted with SCHED_FIFO emulation for
  * DL_UNSERVED_NS, then SCHED_DEADLINE is tried again. Returns until
  * when (@now + DL_UNSERVED_NS), or 0 if the boost was served.
  */
@@ -129,36 +120,25 @@ uint64_t dl_debt_until(uint64_t start_ns, uint64_t end_ns, uint64_t ran_ns,
 uint64_t dl_unserved_until(const struct boost_delta *d, uint64_t now);
 
 /*
- * The SCHED_FIFO emulation lowers a raised task once it has had its
- * runtime of CPU time, which starvd can only learn by looking. A check
- * found the task with @ran_ns of its @runtime_ns since it was raised,
- * @prev_ran_ns at the check before, which waited @prev_poll_ns for this
- * one, and took @check_ns itself: the wait for the next check.
+ * The wait before the SCHED_FIFO emulation next looks at a raised task,
+ * which it lowers once the task has had its @runtime_ns of CPU time.
+ * The task has had @ran_ns since it was raised, @prev_ran_ns at the look
+ * before, which waited @prev_poll_ns for this one; a look costs
+ * @check_ns (the caller's shortest look times the boosts in progress: a
+ * single look is stretched by any preemption).
  *
- * While it has run since the last check: the rest of its runtime at the
- * pace it ran then, up to FIFO_POLL_MAX_NS. Waiting just the rest would
- * check a task that runs slowly (its CPU shared, a virtual CPU the host
- * runs in slices) back to back as the rest shrank towards 0.
- *
- * While it has not: twice the last wait, up to FIFO_POLL_MAX_NS, and not
- * less than FIFO_POLL_COST_RATIO times @check_ns. A task that cannot run
- * yet (something above the raised priority holds its CPU, or that CPU is
- * starvd's own) was checked every runtime: 20 us checks that take longer
- * than that keep starvd on its CPU for up to a period, and there the
- * raised task never runs. The cap bounds how far past its runtime a task
- * that then runs is lowered, as the tick bounds a SCHED_DEADLINE overrun
- * without HRTICK_DL; but a check can take a fifth of the cap (the 6.1
- * guest under TCG), and such checks every 1 ms for a whole period, of
- * two or three boosts at once, took 30 to 40 % of starvd's CPU there
- * during a 15 s busy loop, and an agent's starvctl did not run for 20 s.
- *
- * Never less than the rest of its runtime, nor than @check_ns. The caller
- * passes what a check takes (the shortest it has seen: with the last one,
- * stretched by any preemption, a task on the host once finished 5 ms of
- * work in its first 20 us boost) times the boosts in progress, so that the
- * checks of all of them take at most about a tenth of starvd's CPU while
- * their tasks do not run (they are then lowered at most that late), and
- * about half while they run slowly; 0 once it has had its runtime.
+ * While the task runs: the rest of its runtime at the pace it ran since
+ * the last look, so that a task that runs slowly (its CPU shared, a
+ * virtual CPU run in slices) is not looked at back to back as the rest
+ * shrinks. While it does not run (its CPU held above the raised priority,
+ * or it is starvd's own): twice the last wait, and at least
+ * FIFO_POLL_COST_RATIO times @check_ns, so that the looks take at most
+ * about a tenth of starvd's CPU and do not hold a CPU the task needs.
+ * Either is capped at FIFO_POLL_MAX_NS, which bounds how far past its
+ * runtime a task is lowered, as the tick bounds a SCHED_DEADLINE overrun
+ * without HRTICK_DL; never less than the rest of its runtime, nor than
+ * @check_ns. 0 once it has had its runtime. docs/design.md, "Boosting",
+ * says why.
  */
 #define FIFO_POLL_MAX_NS	1000000ULL	/* 1 ms */
 #define FIFO_POLL_COST_RATIO	9
