@@ -17,13 +17,13 @@
 /*
  * Every boost is reset on fork. The kernel refuses fork() to a
  * SCHED_DEADLINE task without it (EAGAIN: a starving task given its
- * boost, or kthreadd, could not create a process or kernel thread while
- * it lasted; the tests' own process, boosted on CPU 0, met it in the
- * 5.10 and 6.12-rt guests), and a child of a SCHED_FIFO emulation boost
- * would otherwise keep the boost's priority for good, restored by no
- * one. A child forked during a boost starts at SCHED_OTHER, nice 0; one
- * forked while an emulation boost is lowered inherits the task's own
- * attributes, as without starvd.
+ * boost, or kthreadd, cannot create a process or kernel thread while it
+ * lasts; docs/kernel-behaviours.md, "A SCHED_DEADLINE task cannot
+ * fork"), and a child of a SCHED_FIFO emulation boost would otherwise
+ * keep the boost's priority for good, restored by no one. A child forked
+ * during a boost starts at SCHED_OTHER, nice 0; one forked while an
+ * emulation boost is lowered inherits the task's own attributes, as
+ * without starvd.
  */
 #define BOOST_FLAGS	SCHED_FLAG_RESET_ON_FORK
 
@@ -843,7 +843,7 @@ static bool finish(struct booster *b, size_t i, const char *why,
 		leave(b, i);
 		return true;
 	}
-	/* Sampled right after the restore, from the same files as before. */
+	/* Sampled right after the restore, from bo->before's files. */
 	task_progress(bo->task.tid, &after);
 	if (!ret) {
 		d = progress_delta(&bo->before, &after);
@@ -867,10 +867,9 @@ static bool finish(struct booster *b, size_t i, const char *why,
  * 20 us runtime (an IPI to a busy CPU, more under virtualisation).
  * Blocked means it ran and is no longer runnable: a task can be queued
  * in a sleeping state (docs/design.md, "Unstamped waits"), and /proc then
- * shows it stopped or asleep until it has run. Lowering such a task
- * before it ran left it waiting, escalation after escalation, in the
- * 6.12-rt guest (test_rescue, fork_waits_for_stopping_task: a task
- * preempted inside its stop, again after its DEADLINE boost overran).
+ * shows it stopped or asleep until it has run: lowered before it ran, it
+ * would wait on, escalation after escalation (docs/kernel-behaviours.md,
+ * "/proc shows a queued task in its sleeping state").
  * The next look: fifo_poll_ns() (escalate.h), backing off while the task
  * has not run since the last one.
  */
@@ -966,10 +965,10 @@ static int fifo_step(struct booster *b, struct boost *bo, uint64_t now)
  * another daemon's). And a task that ran well past its runtime (to the
  * next tick without HRTICK_DL, or late under virtualisation: 4 ms over a
  * 20 us runtime is 200 periods) has had its CBS deadline moved as many
- * periods ahead, and the kernel will not run it again until then: often
- * not before the boost ends, on a CPU where its own policy would have run
- * it (seen in the 6.12-rt guest: a SCHED_OTHER test process, boosted while
- * starvd itself started on its CPU, frozen for the rest of a 30 s boost).
+ * periods ahead, and the kernel does not run it again until then: often
+ * not before the boost ends, on a CPU where its own policy would run it
+ * (docs/kernel-behaviours.md, "The overrun debt survives leaving
+ * SCHED_DEADLINE").
  * In both cases the rest of this boost, and its boosts until that state
  * has expired, use the SCHED_FIFO emulation: not the whole boost lost,
  * and on PREEMPT_RT not every waiter of a lock the task holds with it.

@@ -174,17 +174,15 @@ static int set_reservation(int percent)
 }
 
 /*
- * starvd runs at a real-time policy of its own by default. Found on
- * PREEMPT_RT (6.12-rt in qemu): unpinned and at SCHED_OTHER, starvd slept
- * through a 10 s starvation. The hrtimer of a sleeping SCHED_OTHER task is
- * a soft timer there, expired by ktimers/N on the CPU where it was armed;
- * starvd had last slept on the CPU a SCHED_FIFO busy loop then took, so
- * its timeout waited in ktimers/1's queue behind the loop with everything
- * else it should have rescued (its schedstat run count did not move for
- * the whole loop, ktimers/1's run delay grew by 10 s). A real-time task's
- * sleep uses a hard timer, expired in interrupt context, and its wake-up
- * is pushed to a CPU running something of lower priority. The same holds
- * without PREEMPT_RT for the wake-up itself.
+ * starvd runs at a real-time policy of its own by default. On PREEMPT_RT
+ * the hrtimer of a sleeping SCHED_OTHER task is a soft timer, expired by
+ * ktimers/N on the CPU where it was armed: a busy loop that takes that CPU
+ * holds starvd's timeout back, in the queue of the ktimers/N it should
+ * rescue, for as long as the loop runs (docs/kernel-behaviours.md, "Soft
+ * hrtimers are expired by ktimers/N"). A real-time task's sleep uses a
+ * hard timer, expired in interrupt context, and its wake-up is pushed to
+ * a CPU running something of lower priority. The same holds without
+ * PREEMPT_RT for the wake-up itself.
  *
  * --priority PRIO sets SCHED_FIFO PRIO (0: stay SCHED_OTHER). Without it,
  * a starvd started at a real-time policy already (chrt, a unit's
@@ -247,11 +245,11 @@ static void set_own_priority(const struct config *cfg)
  * First, before the backend is opened: loading BPF programs leaves work
  * for the kernel on the CPU that loads them (libbpf's feature probes and
  * any program it drops are freed by an RCU callback and a kworker of that
- * CPU). Started unpinned, starvd did that on the CPU the operator gives
- * to a busy loop; on 5.10, where freeing a JIT image purges the lazily
- * unmapped kernel areas under a global mutex, the kworker was preempted
- * there holding it, and the next BPF load (the next starvd) waited for
- * it until the loop ended (docs/kernel-behaviours.md, "JIT images are freed by a kworker").
+ * CPU). Unpinned, starvd can leave it on a CPU the operator gives to a
+ * busy loop; on 5.10 that kworker, preempted there, holds a global mutex
+ * every later BPF load (the next starvd's) waits for until the loop ends
+ * (docs/kernel-behaviours.md, "JIT images are freed by a kworker of the
+ * loading CPU").
  */
 int pin_self(const struct config *cfg)
 {
@@ -293,10 +291,11 @@ void own_scheduling(int *only_cpu, int *rt_prio)
  * Grow the descriptor table now, while starvd has a single thread.
  * Growing it later, once threads share it, waits for an RCU grace period
  * (synchronize_rcu() in expand_fdtable()), which a busy loop can hold up
- * for as long as it runs where the kernel has no fair server: in the 686
- * guest starvd, at its 65th descriptor, sat in openat() behind the very
- * loop it was to report. 256 is four times what it uses; a descriptor
- * above the table is a dup2() away, and closing it keeps the table.
+ * for as long as it runs (docs/kernel-behaviours.md, "A shared descriptor
+ * table grows after an RCU grace period"): starvd's open() would wait
+ * behind the very loop it is to report. 256 is four times what it uses;
+ * a descriptor above the table is a dup2() away, and closing it keeps the
+ * table.
  */
 #define FD_TABLE_MIN	256
 

@@ -154,11 +154,12 @@ void detect_scan(struct detect *d, struct task_list *l,
 			continue;
 		e = track_wait(d, old, t, read);
 		/*
-		 * Nor are starvd's own threads starving tasks: an emulation
-		 * thread waiting on a slow CPU (arm64 PREEMPT_RT under TCG)
-		 * was boosted with SCHED_DEADLINE, overran its runtime by
-		 * milliseconds, and the kernel then kept it off the CPU for
-		 * minutes: starvd could not stop it, nor exit.
+		 * Nor are starvd's own threads starving tasks: one boosted
+		 * with SCHED_DEADLINE that overruns its runtime is kept off
+		 * its CPU for as many periods (docs/kernel-behaviours.md,
+		 * "The overrun debt survives leaving SCHED_DEADLINE"), and
+		 * starvd waiting for it could then neither end a boost nor
+		 * exit.
 		 */
 		if (detect_handled(d, t->tid) ||
 		    (d->self_tgid && t->tgid == d->self_tgid))
@@ -209,18 +210,20 @@ static bool outranks(const struct starvd_task *w, const struct starvd_task *h)
  *
  * - Every task the read shows on the CPU counts, not only the last: a
  *   task being switched out is on its CPU until the switch completes, so
- *   a read can show two. Looking at the last alone missed a busy loop
- *   being switched out for starvd's emulation thread, and named a victim.
+ *   a read can show two. Looking at the last alone would miss a busy loop
+ *   being switched out for starvd's emulation thread, and name a victim.
  * - A fair task the kernel's fair server runs for a moment behind a
  *   real-time busy loop outranks nothing: the loop it preempted, waiting,
- *   does. (Named, it made the SCHED_FIFO emulation run the task at
+ *   does. (Named, it would have the SCHED_FIFO emulation run the task at
  *   priority 1, below the loop.)
  * - Tasks starvd is boosting hold nothing: their priority is starvd's,
  *   for a moment. Nor does starvd itself: its own read puts it on its
- *   CPU, and raised above starvd, a task kept starvd from lowering it.
+ *   CPU, and raised above starvd, a task would keep starvd from lowering
+ *   it.
  * - A task that has waited since before @t began to wait held nothing
  *   meanwhile: it starves too (two victims behind one busy loop). Named,
- *   it had the emulation raise @t one step above it, below the loop.
+ *   it would have the emulation raise @t one step above it, below the
+ *   loop.
  * - A real-time task is never held by a fair one, which runs by the fair
  *   server's time in front of whatever real-time task holds the CPU. If
  *   the read did not show that one, the holder is unknown (NULL) and the

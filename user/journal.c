@@ -59,7 +59,7 @@ int journal_format(const struct journal_entry *e, char *buf, size_t len)
 /*
  * The parser is strict, for a journal that may be corrupt after a crash:
  * it accepts only what journal_format() writes, every number within its
- * field's range (sscanf() took "tid 4294967297" for pid 1). The comm,
+ * field's range (sscanf() takes "tid 4294967297" for pid 1). The comm,
  * only ever shown, is the exception: unescaped up to its newline (bytes
  * outside an escape kept as they are, as an older starvd wrote them) and
  * cut at 15 bytes, so that no name can cost a task its restore.

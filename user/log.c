@@ -6,11 +6,12 @@
  * Every sink can block on the very kernel threads starvd exists to
  * rescue: a serial console is drained by its IRQ thread (irq/4-ttyS0),
  * journald reads syslog's socket and stdout when it gets a CPU, and
- * /dev/kmsg may print to a console synchronously. On PREEMPT_RT, seen in
- * a qemu guest: starvd boosted irq/4-ttyS0 to SCHED_DEADLINE 20us/1s while
- * itself writing to that console; the throttled thread held the port,
- * starvd slept in write() and so never ended the boost that kept the
- * thread at 20 us a second, long after the busy loop was gone.
+ * /dev/kmsg may print to a console synchronously. A daemon that writes
+ * to such a sink itself can wait for the task it boosts, and so never end
+ * the boost: irq/4-ttyS0, boosted to SCHED_DEADLINE 20us/1s and throttled,
+ * holds the port, and the write() waits for it at 20 us a second
+ * (docs/kernel-behaviours.md, "The serial console waits for its IRQ
+ * thread").
  *
  * So once the daemon runs (log_start_async()), a line is copied into a
  * single-producer single-consumer ring and written by a thread of its

@@ -113,7 +113,7 @@ void metrics_print(FILE *f, const struct metrics_input *in)
 {
 	struct cpuset online;
 
-	/* Once: a state file may list thousands of CPUs (found by fuzzing). */
+	/* Once: a state file may list thousands of CPUs. */
 	cpus_online(&online);
 	header(f, "starvd_up", "gauge", "Whether starvd is running.");
 	fprintf(f, "starvd_up %d\n", in->daemon != NULL);

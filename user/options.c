@@ -147,7 +147,7 @@ fail(char *err, size_t len, const char *fmt, ...)
  * glibc's regcomp() expands a repetition into copies of what it repeats:
  * "a+" into "aa*", "(x){1000}" into 1000 x's, so "d+++++++++++++++++++"
  * doubles at each '+' and "((a{99}){99}){99}" is a million atoms, enough
- * to take all the memory before regcomp() returns (found by fuzzing).
+ * to take all the memory before regcomp() returns.
  * An expression matched against 15-byte names never needs more than a
  * few hundred: count what the expansion gives, up to a limit.
  */

@@ -31,15 +31,13 @@ int sched_setattr_tid(pid_t tid, const struct sched_attr *attr)
  * A task leaving SCHED_DEADLINE keeps its bandwidth in its root domain's
  * total until its 0-lag time (the end of its current period after it ran
  * its runtime; further out after an overrun), when the inactive timer
- * takes it off. A root domain rebuild in between (any write of
- * kernel.sched_rt_runtime_us, a cpuset change, CPU hotplug) recounts the
- * total from the tasks that are SCHED_DEADLINE now, without this one, and
- * the timer then takes the bandwidth off a total that no longer has it:
- * the total wraps below zero. Until the next rebuild the kernel then
- * refuses every SCHED_DEADLINE admission while RT throttling is on, any
- * write of sched_rt_runtime_us (EBUSY) and CPU hotplug; or, when the
- * total had other reservations, it admits more than it should. Seen on
- * 5.10, 6.12-rt and 6.18 (docs/design.md, "Leaving SCHED_DEADLINE").
+ * takes it off. A root domain rebuild in between recounts the total
+ * without the task, and the timer then takes the bandwidth off a total
+ * that does not have it: the kernel admits too much, or, the total
+ * wrapped below zero, refuses SCHED_DEADLINE admissions, writes of
+ * sched_rt_runtime_us and CPU hotplug until the next rebuild
+ * (docs/kernel-behaviours.md, "DEADLINE bandwidth left behind after a
+ * task leaves the class").
  *
  * So the task first gets a reservation below the kernel's bandwidth
  * resolution, 2^-20: the minimum runtime (1 << DL_SCALE ns) of a period
@@ -48,8 +46,8 @@ int sched_setattr_tid(pid_t tid, const struct sched_attr *attr)
  * period/runtime past its deadline). A change of parameters within the
  * class gives the old bandwidth back at once; the 0-lag timer then has 0
  * to take off. If the kernel refuses the step (a period above
- * kernel.sched_deadline_period_max_us, an affinity that no longer spans
- * the root domain), the task leaves as it would have without it.
+ * kernel.sched_deadline_period_max_us, an affinity that does not span
+ * the root domain), the task leaves the class in one step.
  */
 #define DL_NO_BW_RUNTIME_NS	(1ULL << 10)
 #define DL_NO_BW_PERIOD_NS	((1ULL << 30) + 1)

@@ -24,7 +24,7 @@
  */
 #define STATE_FORMAT	2
 #define STATE_MAX_SIZE	(1 << 20)
-/* The daemon never has more (found by fuzzing: per-CPU loops took ages). */
+/* The daemon never has more, and per-CPU loops over more take ages. */
 #define STATE_MAX_CPUS	STARVD_MAX_CPUS
 
 /* An object for each CPU with something to count. */
