@@ -308,11 +308,10 @@ int main(int argc, char **argv)
 		/*
 		 * Every SCAN_NS, or less often when a scan is slow (a TCG
 		 * guest with hundreds of tasks): at most a fifth of its CPU.
-		 * Kept to a fixed period, a scan longer than it ran back to
-		 * back at SCHED_FIFO 98 and starved everything else on that
-		 * CPU (seen in the 5.10 guest: rcu_sched, the test and
-		 * systemd-analyze not run for 3.4 s, stallwatch 0.87 s of
-		 * CPU between two scans).
+		 * Kept to a fixed period, a scan longer than it would run
+		 * back to back at SCHED_FIFO 98 and starve everything else on
+		 * that CPU (rcu_sched, the test, systemd-analyze) for
+		 * seconds.
 		 */
 		next = now_ns();
 		next += next - now > SCAN_NS / 5 ? 4 * (next - now) : SCAN_NS;

@@ -98,9 +98,8 @@ FIXTURE_TEARDOWN(root)
 /*
  * Through rt_throttle_restore(): a task killed while boosted by an
  * earlier test can leave the kernel's SCHED_DEADLINE total wrapped, and
- * a write then fails once with EBUSY (docs/design.md, "Leaving
- * SCHED_DEADLINE"; seen in the 6.12-rt guest before starvd's restores
- * stopped leaving bandwidth behind).
+ * a write then fails once with EBUSY (docs/kernel-behaviours.md,
+ * "DEADLINE bandwidth left behind after a task leaves the class").
  */
 static int set_rt(long us)
 {

@@ -409,9 +409,9 @@ TEST_F(holder, earlier_waiter_never_holds)
 /*
  * A read can show two tasks on one CPU: the one being switched out is on
  * it until the switch completes. A busy loop being switched out for
- * starvd's emulation thread, read before it, was not looked at: the
- * other victim, a later waiter, was named, and the starving task raised
- * to SCHED_FIFO 11, below the loop (arm64-6.12-rt guest).
+ * starvd's emulation thread, read before it, must count: else the other
+ * victim, a later waiter, is named, and the starving task raised to
+ * SCHED_FIFO 11, below the loop.
  */
 TEST_F(holder, every_task_on_the_cpu_may_hold_it)
 {

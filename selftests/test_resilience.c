@@ -261,8 +261,8 @@ TEST_F_TIMEOUT(starve, deadline_refused_eperm_falls_back_once, 40)
 	/*
 	 * As stalld, -S refuses to start with throttling on: it is turned on
 	 * under the running daemon (an administrator's sysctl). The victim
-	 * starves only from then on: a boost before it would rightly be
-	 * SCHED_DEADLINE (seen in a slow guest).
+	 * starves only from then on: a boost before it, which a slow guest
+	 * can give, would rightly be SCHED_DEADLINE.
 	 */
 	kill_and_reap(self->hog);
 	self->hog = 0;
@@ -344,9 +344,9 @@ TEST_F_TIMEOUT(starve, busy_loop_on_every_cpu_fifo_daemon, 60)
  * elsewhere are at 99, above the test: it watches from the test CPU,
  * above that CPU's loop (it sleeps but to read starvd's output: the
  * victim still starves). Behind a loop at 99 it would itself starve
- * until starvd boosted it, and a boost it overran (a late tick under
- * emulation) left it owing the kernel minutes, which SCHED_FIFO
- * emulation cannot pay above a loop at 99 (seen in the 6.12-rt guest).
+ * until starvd boosts it, and a boost it overruns (a late tick under
+ * emulation) leaves it owing the kernel minutes, which SCHED_FIFO
+ * emulation cannot pay above a loop at 99.
  */
 TEST_F_TIMEOUT(starve, busy_loop_on_every_cpu_reservation, 60)
 {
@@ -401,8 +401,8 @@ static void *blocker(void *arg)
  * refused, then 10% and 1% ones, so that less than 1% stays free. A 50%
  * boost must still be refused when bandwidth that an exited task held
  * until its 0-lag time comes back meanwhile (the previous test's -R
- * reservation did: its 10% plus the 40% left over by the 50% ones let
- * the boost through in the 6.12 guest). Its pid, and in @held/@err how
+ * reservation does: its 10% plus the 40% left over by the 50% ones would
+ * let the boost through). Its pid, and in @held/@err how
  * many 50% reservations it holds and why the next failed.
  */
 static pid_t hold_dl_bandwidth(int *held, int *err)
@@ -514,7 +514,8 @@ TEST_F_TIMEOUT(starve, deadline_refused_ebusy_falls_back, 60)
 	/*
 	 * Nothing starves before the bandwidth is held: a SCHED_DEADLINE
 	 * boost of the test CPU's victim would hold some of it, and free it
-	 * for the free victim's boost when it ends (seen in a slow guest).
+	 * for the free victim's boost when it ends (a slow guest can boost
+	 * that early).
 	 */
 	kill_and_reap(self->hog);
 	self->hog = 0;
@@ -730,7 +731,7 @@ TEST_F_TIMEOUT(starve, deadline_overrun_becomes_fifo, 60)
  * the victim into SCHED_DEADLINE itself, which takes off at once what
  * the timer would have (as starvd's next boost of it would). The total
  * (sched/debug, where it can be read) must not change, and RT
- * throttling must turn on: 12.5 % taken off a total that no longer has
+ * throttling must turn on: 12.5 % taken off a total that does not have
  * it wraps it on 2 CPUs even where a rebuild counts the fair servers'
  * 5 % each (6.14 and later).
  */

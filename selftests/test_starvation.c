@@ -438,9 +438,9 @@ static void fork_during_boost(struct __test_metadata *_metadata,
 		       strerror(self->v.st->fork_errno), self->line);
 	/*
 	 * A child found boosted may have been boosted by starvd on its own
-	 * account: the victim, throttled once its fork() used up its 20 us,
-	 * looked at it late, after the child had waited behind the busy loop
-	 * past the threshold (seen in the 6.12-rt guest). starvd says so.
+	 * account: the victim, throttled once its fork() uses up its 20 us,
+	 * looks at it late, after the child has waited behind the busy loop
+	 * past the threshold. starvd says so.
 	 */
 	if (!self->v.st->fork_errno && self->v.st->child_policy != SCHED_OTHER &&
 	    !daemon_wait_event(self->d, "boost", self->v.st->child_pid,
@@ -527,9 +527,10 @@ TEST_F_TIMEOUT(starve, fifo_boost_on_starvds_only_cpu_is_lowered_there, 40)
  * The SCHED_FIFO emulation lowers a raised task once it has had its
  * runtime, which starvd learns by looking at its CPU time. A raised task
  * that does not run (here stopped; or its CPU held above the raised
- * priority, or starvd's own) was looked at every runtime, 20 us, for a
- * whole period: starvd never slept, at its real-time priority, and on its
- * own CPU such a task could never run. The looks back off up to
+ * priority, or starvd's own), looked at every runtime, 20 us, for a
+ * whole period, would keep starvd from sleeping, at its real-time
+ * priority, and on starvd's own CPU such a task could never run. The
+ * looks back off up to
  * FIFO_POLL_MAX_NS: starvd's wake-ups over one period (1 s) while the
  * victim is stopped are counted, never timed.
  */
@@ -570,9 +571,9 @@ TEST_F_TIMEOUT(starve, fifo_boost_backs_off_while_the_task_cannot_run, 40)
  * and its thread one above that. A busy loop of a higher priority that
  * comes to the CPU during the boost holds both off it: the thread cannot
  * lower the task, nor say the boost is over. starvd ends the job from
- * its own CPUs a period after the boost's end (the task was left raised,
- * and the boost never ended, until the loop stopped: arm64 PREEMPT_RT
- * guest). The task must be back, and said so, while the loop still runs;
+ * its own CPUs a period after the boost's end (else the task stays
+ * raised, and the boost does not end, until the loop stops). The task
+ * must be back, and said so, while the loop still runs;
  * still starving, it is boosted again at once, above the new holder (so
  * its attributes are read from the restore event, not from the kernel).
  */

@@ -137,7 +137,7 @@ echo "vm-$guest-kmod # Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 erro
 # 9. faults the module and the daemon must survive (own results line)
 sh selftests/kmod/guest-faults.sh
 # Nothing it started may outlive it: a daemon left running would boost
-# the next suites' tasks as well (it once did, unseen, in every guest).
+# the next suites' tasks as well, unseen.
 left=$(pidof starvd stv-hog stv-proc)
 if [ -n "$left" ]; then
 	echo "# left running by guest-faults.sh: $left"

@@ -132,9 +132,9 @@ struct sched_attr other_attr(int nice)
  * elsewhere): there the timer of a sleeping SCHED_OTHER task is a soft
  * hrtimer, expired by ktimers/N of the CPU where it was armed, and a
  * caller that last slept on the busy loop's CPU would not wake before the
- * loop ends (seen in the 6.12-rt guest: starve's victim_stuck() returned
- * 4 s late, after a 4 s loop, and every check of the starvation ran after
- * it was over). Elsewhere its timers are hard and the caller is left
+ * loop ends, and every check of the starvation would run after it is
+ * over (docs/kernel-behaviours.md, "Soft hrtimers are expired by
+ * ktimers/N"). Elsewhere its timers are hard and the caller is left
  * free: pinned to CPU 0, a test running above the busy loops would
  * compete there with starvd itself.
  */
@@ -155,8 +155,8 @@ void avoid_cpu(int cpu)
  * sleeps of a real-time task are hard hrtimers, expired in the timer
  * interrupt, while a SCHED_OTHER task's sleep ends only when ktimers/0
  * runs, which can itself wait for a lock whose holder a busy loop
- * starves (seen in the 6.12-rt guest: ktimers/0 blocked, the test's
- * 100 ms sleeps in victim_stuck() lasting 23 s, until the loop ended).
+ * starves (docs/kernel-behaviours.md, "The timer expiry lock"): a 100 ms
+ * sleep then lasts until the loop ends.
  * Below starvd and the tests' daemons (SCHED_FIFO 10 and up), and below
  * any busy loop: a test that must run above one says so
  * (test_above_hogs()).
@@ -502,9 +502,9 @@ static void follow_caller(pid_t pid)
  * Where a killed process dies matters on PREEMPT_RT: the memory map of a
  * process that exits is freed by an RCU callback of the CPU it last ran
  * on, under pcpu_lock, a sleeping lock there. Freed on the test CPU by
- * rcuc/1, preempted by the next busy loop with the lock held, it kept
- * every fork and exec on the machine waiting until that loop ended (25 s:
- * the fork of starvd in concurrent_boosts, 6.12-rt guest). So a child is
+ * rcuc/1, preempted by the next busy loop with the lock held, it keeps
+ * every fork and exec on the machine waiting until that loop ends
+ * (docs/kernel-behaviours.md, "pcpu_lock is a sleeping lock"). So a child is
  * stopped first, given the caller's CPU and policy (it can run wherever
  * and whenever the caller can: neither above a busy loop there nor below
  * one), and killed there. One that does not stop within STOP_WAIT_MS
