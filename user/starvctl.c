@@ -82,8 +82,8 @@ static struct json_object *reply_json(const struct backend *b,
 	return o;
 }
 
-static int cmd_tasks(const struct ctl *c, struct backend *b,
-		     const struct task_list *l)
+static int show_tasks(const struct ctl *c, struct backend *b,
+		      const struct task_list *l)
 {
 	struct json_object *o = NULL, *arr = NULL;
 	size_t i;
@@ -137,8 +137,8 @@ static struct json_object *cpu_json(int cpu, const struct starvd_cpu *s)
 	return o;
 }
 
-static int cmd_cpus(const struct ctl *c, struct backend *b,
-		    const struct task_list *l)
+static int show_cpus(const struct ctl *c, struct backend *b,
+		     const struct task_list *l)
 {
 	struct starvd_cpu *cpus = calloc(b->nr_cpus, sizeof(*cpus));
 	struct json_object *o = NULL, *arr = NULL;
@@ -192,8 +192,8 @@ out:
 	return ret;
 }
 
-static int cmd_info(const struct ctl *c, struct backend *b,
-		    const struct task_list *l)
+static int show_info(const struct ctl *c, struct backend *b,
+		     const struct task_list *l)
 {
 	struct json_object *o;
 
@@ -533,30 +533,125 @@ static int cmd_stacks(const struct ctl *c)
 	return found ? 0 : 1;
 }
 
-static const struct {
-	const char *name;
-	int (*fn)(const struct ctl *c, struct backend *b,
-		  const struct task_list *l);
-} commands[] = {
-	{ "info", cmd_info },
-	{ "cpus", cmd_cpus },
-	{ "tasks", cmd_tasks },
-};
-
-static int run(int argc, char **argv)
+/*
+ * One read of the backend's tasks (-c's CPU, -m's waits), shown by @show:
+ * 0, or 1 after saying on stderr what failed.
+ */
+static int on_tasks(const struct ctl *c,
+		    int (*show)(const struct ctl *c, struct backend *b,
+				const struct task_list *l))
 {
 	struct task_list l = {};
 	struct cpuset one = {};
 	struct read_filter f = {};
 	struct backend b;
+	char err[1024];
+	int ret;
+
+	ret = backend_open(&b, c->backend, c->bpf_mode, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "starvctl: %s\n", err);
+		return 1;
+	}
+	if (c->cpu >= 0) {
+		cpuset_set(&one, c->cpu);
+		f.cpus = &one;
+	}
+	f.min_wait_ns = c->min_wait_ns;
+	ret = backend_read_tasks(&b, &f, &l);
+	if (!ret)
+		ret = show(c, &b, &l);
+	if (ret)
+		fprintf(stderr, "starvctl: reading from the %s backend failed: %s\n",
+			b.display_name, strerror(-ret));
+	task_list_free(&l);
+	backend_close(&b);
+	return ret ? 1 : 0;
+}
+
+static int cmd_info(const struct ctl *c)
+{
+	return on_tasks(c, show_info);
+}
+
+static int cmd_cpus(const struct ctl *c)
+{
+	return on_tasks(c, show_cpus);
+}
+
+static int cmd_tasks(const struct ctl *c)
+{
+	return on_tasks(c, show_tasks);
+}
+
+/*
+ * starvctl's commands, as --help lists them: each returns the exit
+ * status, having said on stderr what failed.
+ */
+static const struct command {
+	const char *name;
+	int (*run)(const struct ctl *c);
+	const char *help;
+} commands[] = {
+	{ "info", cmd_info, "backend and clock in use" },
+	{ "cpus", cmd_cpus,
+	  "per-CPU waiters, longest wait and the task on the CPU" },
+	{ "tasks", cmd_tasks, "tasks that are runnable but not running" },
+	{ "status", cmd_status,
+	  "the running starvd: backend, CPUs, boosts, counters" },
+	{ "metrics", cmd_metrics,
+	  "Prometheus text format (node_exporter textfile)" },
+	{ "top", cmd_top, "live full-screen view of the waits and boosts" },
+	{ "stacks", cmd_stacks,
+	  "per CPU, where the holder of its last episode ran" },
+};
+
+static const struct command *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+/* The command names joined by @sep, the last two by @last. */
+static void command_names(char *buf, size_t len, const char *sep,
+			  const char *last)
+{
+	size_t i, off = 0, n = ARRAY_SIZE(commands);
+
+	buf[0] = '\0';
+	for (i = 0; i < n && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s",
+				!i ? "" : i == n - 1 ? last : sep,
+				commands[i].name);
+}
+
+static void usage(void)
+{
+	char names[128];
+	size_t i;
+
+	command_names(names, sizeof(names), "|", "|");
+	printf("Usage: starvctl [options] %s\n", names);
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		printf("  %-20s %s\n", commands[i].name, commands[i].help);
+	fputs(ctl_options_help, stdout);
+}
+
+static int run(int argc, char **argv)
+{
+	const struct command *cmd;
 	struct ctl c;
 	char err[1024];
-	size_t i;
-	int ret;
 
 	switch (ctl_parse_args(argc, argv, cpus_possible(), &c, err,
 			       sizeof(err))) {
 	case PARSE_EXIT:
+		if (c.help)
+			usage();
 		return 0;
 	case PARSE_ERROR:
 		fprintf(stderr, "starvctl: %s\n", err);
@@ -564,43 +659,16 @@ static int run(int argc, char **argv)
 	case PARSE_OK:
 		break;
 	}
-	if (!c.command)
-		return usage_error("expected one command: info, cpus, tasks, status, metrics, top or stacks");
+	if (!c.command) {
+		command_names(err, sizeof(err), ", ", " or ");
+		return usage_error("expected one command: %s", err);
+	}
 	if (c.output && strcmp(c.command, "metrics"))
 		return usage_error("--output is for the metrics command");
-	if (!strcmp(c.command, "status"))
-		return cmd_status(&c);
-	if (!strcmp(c.command, "metrics"))
-		return cmd_metrics(&c);
-	if (!strcmp(c.command, "top"))
-		return cmd_top(&c);
-	if (!strcmp(c.command, "stacks"))
-		return cmd_stacks(&c);
-	for (i = 0; i < ARRAY_SIZE(commands); i++)
-		if (!strcmp(c.command, commands[i].name))
-			break;
-	if (i == ARRAY_SIZE(commands))
+	cmd = find_command(c.command);
+	if (!cmd)
 		return usage_error("unknown command '%s'", c.command);
-
-	ret = backend_open(&b, c.backend, c.bpf_mode, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "starvctl: %s\n", err);
-		return 1;
-	}
-	if (c.cpu >= 0) {
-		cpuset_set(&one, c.cpu);
-		f.cpus = &one;
-	}
-	f.min_wait_ns = c.min_wait_ns;
-	ret = backend_read_tasks(&b, &f, &l);
-	if (!ret)
-		ret = commands[i].fn(&c, &b, &l);
-	if (ret)
-		fprintf(stderr, "starvctl: reading from the %s backend failed: %s\n",
-			b.display_name, strerror(-ret));
-	task_list_free(&l);
-	backend_close(&b);
-	return ret ? 1 : 0;
+	return cmd->run(&c);
 }
 
 int main(int argc, char **argv)

@@ -11,15 +11,7 @@
 #include "util.h"
 #include "version.h"
 
-static const char usage_text[] =
-"Usage: starvctl [options] info|cpus|tasks|status|metrics|top|stacks\n"
-"  info                 backend and clock in use\n"
-"  cpus                 per-CPU waiters, longest wait and the task on the CPU\n"
-"  tasks                tasks that are runnable but not running\n"
-"  status               the running starvd: backend, CPUs, boosts, counters\n"
-"  metrics              Prometheus text format (node_exporter textfile)\n"
-"  top                  live full-screen view of the waits and boosts\n"
-"  stacks               per CPU, where the holder of its last episode ran\n"
+const char ctl_options_help[] =
 "Options:\n"
 "  -c, --cpu N          only CPU N\n"
 "  -m, --min-wait S     only waits of at least S seconds (decimals allowed)\n"
@@ -130,7 +122,7 @@ static enum parse_result parse_option(int opt, char **argv, int nr_cpus,
 		printf("starvctl %s\n", STARVD_VERSION);
 		return PARSE_EXIT;
 	case 'h':
-		fputs(usage_text, stdout);
+		c->help = true;
 		return PARSE_EXIT;
 	case ':':
 		what = getopt_bad_option(opt, argv, ctl_optstring, name,

@@ -20,13 +20,18 @@ struct ctl {
 	uint64_t delay_ns;	/* top: between refreshes */
 	bool once;		/* top: print the table once */
 	const char *command;	/* the one operand; NULL: none or several */
+	bool help;		/* --help: the caller prints the usage */
 };
+
+/* The options' part of starvctl --help, after the commands'. */
+extern const char ctl_options_help[];
 
 /*
  * Parse starvctl's command line into @c (defaults first). @nr_cpus is the
  * number of possible CPUs, for --cpu. The command itself is not checked.
- * Never exits and never prints except for --help/--version on stdout;
- * PARSE_ERROR with the message in @err.
+ * Never exits and never prints except for --version on stdout; --help
+ * sets c->help and returns PARSE_EXIT, for the caller to print the usage
+ * (the commands are its own). PARSE_ERROR with the message in @err.
  */
 enum parse_result ctl_parse_args(int argc, char **argv, int nr_cpus,
 				 struct ctl *c, char *err, size_t errlen);
