@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
 #include <time.h>
@@ -89,12 +90,30 @@ int read_file(const char *path, char *buf, size_t len)
 	return n;
 }
 
+bool uts_version_preempt_rt(const char *version)
+{
+	static const char *const marks[] = { "PREEMPT_RT", "PREEMPT RT" };
+	const char *p;
+	size_t i, n;
+
+	for (i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		n = strlen(marks[i]);
+		for (p = version; (p = strstr(p, marks[i])); p += n)
+			if ((p == version || p[-1] == ' ') &&
+			    (p[n] == ' ' || p[n] == '\0'))
+				return true;
+	}
+	return false;
+}
+
 bool kernel_preempt_rt(void)
 {
+	struct utsname u;
 	char buf[8];
 
-	return read_line("/sys/kernel/realtime", buf, sizeof(buf)) >= 0 &&
-	       !strcmp(buf, "1");
+	if (read_line("/sys/kernel/realtime", buf, sizeof(buf)) >= 0)
+		return !strcmp(buf, "1");
+	return !uname(&u) && uts_version_preempt_rt(u.version);
 }
 
 int read_line(const char *path, char *buf, size_t len)

@@ -39,8 +39,17 @@ int parse_int(const char *s, long min, long max, long *out);
 int read_file(const char *path, char *buf, size_t len);
 /* Read a small text file (first line, newline stripped); -errno on error. */
 int read_line(const char *path, char *buf, size_t len);
-/* Is this a PREEMPT_RT kernel (/sys/kernel/realtime)? */
+/*
+ * Is this a PREEMPT_RT kernel? /sys/kernel/realtime where the RT patch set
+ * provides it (Debian's 6.1 and 6.12), else the kernel's version string:
+ * mainline PREEMPT_RT (7.x) has no such file.
+ */
 bool kernel_preempt_rt(void);
+/*
+ * Does a kernel version string (uname -v) name PREEMPT_RT, as the word
+ * "PREEMPT_RT" (or "PREEMPT RT" of the older RT patches)?
+ */
+bool uts_version_preempt_rt(const char *version);
 /* Write a string to a file; -errno on error. */
 int write_string(const char *path, const char *s);
 

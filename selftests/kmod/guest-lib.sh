@@ -19,13 +19,23 @@ step() {	# step TEXT: print it with the seconds since the script started
 	echo "# [$(($(date +%s) - t0))s] $*"
 }
 
+# PREEMPT_RT: the RT patch set's /sys/kernel/realtime, or the kernel's
+# version string (mainline PREEMPT_RT has no such file; user/util.c).
+preempt_rt=0
+if [ -e /sys/kernel/realtime ]; then
+	[ "$(cat /sys/kernel/realtime)" != 1 ] || preempt_rt=1
+else
+	case " $(uname -v) " in
+	*" PREEMPT_RT "* | *" PREEMPT RT "*) preempt_rt=1 ;;
+	esac
+fi
 # On PREEMPT_RT the test scripts and what they start run on CPU 0, the
 # busy loops on CPU 1 (everything that must be elsewhere pins itself):
 # there the timer of a sleeping SCHED_OTHER task is a soft hrtimer expired
 # by ktimers/N of the CPU where it was armed, and a `sleep` forked onto
 # CPU 1 next to a busy loop does not return before the loop ends.
 # (Hex mask: busybox's taskset in the 686 guests may lack -c.)
-if [ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ]; then
+if [ $preempt_rt = 1 ]; then
 	taskset -p 1 $$ >/dev/null 2>&1 ||
 		echo "# could not pin the test script to CPU 0 (taskset -p 1 $$)"
 fi
