@@ -5,12 +5,11 @@
  * Every 200 ms, until killed, it appends FEATURE, NO_FEATURE or "none"
  * (the kernel has no such feature) to LOGFILE, read from FEATURES (the
  * debugfs sched features file). Pinned to CPU, at SCHED_FIFO 1: on
- * PREEMPT_RT the sleep of a real-time task is a hard hrtimer, where the
- * timeout of the bash loop this replaces was served by ktimers/N, which
- * can wait for a lock whose holder the busy loop starves (the bash loop
- * sampled the first 6 s of a 25 s case in the 6.12-rt guest, then
- * nothing). Put LOGFILE on tmpfs: nothing here may touch the 9p root
- * while the loop runs.
+ * PREEMPT_RT the sleep of a real-time task is a hard hrtimer, where a
+ * shell's read -t timeout is served by ktimers/N, which can wait for a
+ * lock whose holder the busy loop starves: a shell loop stops sampling
+ * for the rest of the busy loop. Put LOGFILE on tmpfs: nothing here may
+ * touch the 9p root while the loop runs.
  *
  * Usage: feature_sample -c CPU FEATURE FEATURES LOGFILE
  */

@@ -391,9 +391,8 @@ TEST_F(holder, fair_task_never_holds_a_realtime_one)
 /*
  * A task waiting since before the starving one began to wait is not its
  * holder: it starves too. Two SCHED_FIFO 10 victims behind a busy loop
- * that the read did not show waiting: each was named the other's holder,
- * and raised to SCHED_FIFO 11, below the loop (6.12-rt and arm64-6.12-rt
- * guests).
+ * that the read does not show waiting: named each other's holder, each
+ * would be raised to SCHED_FIFO 11, below the loop.
  */
 TEST_F(holder, earlier_waiter_never_holds)
 {

@@ -171,7 +171,7 @@ TEST(exited_task_is_not_restored)
  * A thread may name itself with any bytes but NUL, newlines and ')'
  * included: /proc/<tid>/stat and comm show them raw. Such a task is alive
  * and restored like any other (a reader stopping at the first newline
- * once took it for gone and left it boosted).
+ * takes it for gone and leaves it boosted).
  */
 TEST(task_with_hostile_name_is_restored)
 {

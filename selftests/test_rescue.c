@@ -16,10 +16,10 @@
  * widened_affinity: starvd started on the busy CPU alone (-a), its
  *   affinity then widened to every CPU from outside, as taskset, tuned or
  *   a cpuset change do to a running daemon; the SCHED_FIFO emulation
- *   (-F) must rescue the victim. A starvd that kept the CPUs it read at
- *   start took the busy CPU for its only one, where a raised task must
- *   stay below starvd's own priority (10), and refused every boost there
- *   with ERANGE (in the 6.12-rt guest, kernel threads then starved).
+ *   (-F) must rescue the victim. A starvd that keeps the CPUs it read at
+ *   start takes the busy CPU for its only one, where a raised task must
+ *   stay below starvd's own priority (10), and refuses every boost there
+ *   with ERANGE: kernel threads then starve.
  * blocked_log_sink: the same with starvd's stderr a pipe that, once
  *   starvd is up, is full and never read again: no log sink may keep
  *   starvd from rescuing, or from exiting.
@@ -758,9 +758,9 @@ static pid_t stopper_start(struct waiter *w, int cpu)
  * WAITER_LOOPS, after the stop woke it): a wait that ended before then
  * ended during the loop. (Not the time this process sees the loop exit:
  * the kernel thread and the waiter, on the CPU the loop frees, can finish
- * before this process, woken on the other CPU, reads the clock; seen once
- * in the PREEMPT_RT guest as a wait that "ended during the busy loop"
- * without any daemon.)
+ * before this process, woken on the other CPU, reads the clock, which
+ * would show a wait that "ended during the busy loop" without any
+ * daemon.)
  */
 static bool waiter_round(FIXTURE_DATA(rescue) *self, struct waiter *w,
 			 pid_t (*start_waiter)(struct waiter *, int),

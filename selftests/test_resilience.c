@@ -62,7 +62,7 @@ static bool kill_mid_boost(struct __test_metadata *_metadata,
 	 * period (an overrun, boost.c), whose phases alternate between the
 	 * boost and the task's own attributes, and these tests are about a
 	 * SCHED_DEADLINE boost left behind. Unstopped, the victim can be
-	 * SCHED_FIFO here (seen on 6.12-rt).
+	 * SCHED_FIFO here.
 	 */
 	ASSERT_EQ(0, kill(self->d->pid, SIGSTOP));
 	ASSERT_EQ(0, sched_getattr_tid(0, &cur));
@@ -90,7 +90,7 @@ static bool kill_mid_boost(struct __test_metadata *_metadata,
 	 * The busy loop goes first: on kernels without the fair server
 	 * (before 6.12) it would starve the per-CPU kernel threads that a
 	 * killed process's BPF teardown waits for, and nothing rescues them
-	 * while starvd is down (seen on 6.1: the exit never completed).
+	 * while starvd is down: the exit would not complete.
 	 */
 	kill_and_reap(self->hog);
 	self->hog = 0;
@@ -457,11 +457,11 @@ static pid_t hold_dl_bandwidth(int *held, int *err)
 /*
  * Lets the boosts starvd gave so far end: one in progress holds 50 % of
  * a CPU. Under TCG starvd's own start-up at SCHED_FIFO 60 can keep CPU
- * 0's tasks past the threshold. (Their restores once left the bandwidth
- * to the kernel's 0-lag timer, which, after the rebuild that turning RT
- * throttling on does, took it off the test's reservations and let the
- * test's 50 % boost through in the 5.10 guest: docs/design.md, "Leaving
- * SCHED_DEADLINE".) False if boosts were still going on after EVENT_MS.
+ * 0's tasks past the threshold. (A restore that left the bandwidth to
+ * the kernel's 0-lag timer would, after the rebuild that turning RT
+ * throttling on does, have it taken off the test's reservations and let
+ * the test's 50 % boost through: docs/design.md, "Leaving
+ * SCHED_DEADLINE".) False if boosts are still going on after EVENT_MS.
  */
 static bool boosts_settled(struct daemon_proc *d)
 {
@@ -822,7 +822,7 @@ static double metric(const char *out, const char *series)
  * unless it is running its boost. The fixture's sleeper is not: raised
  * above the busy loop by the SCHED_FIFO emulation until it has used its
  * runtime, it spends the raise asleep in its 5 ms naps. With it, a read
- * can find no waiter during two boosts (seen on 5.10).
+ * can find no waiter during two boosts.
  */
 TEST_F_TIMEOUT(starve, status_and_metrics_show_the_boost, 40)
 {

@@ -41,7 +41,7 @@ static void boost_cycle(struct __test_metadata *_metadata,
 		ASSERT_EQ(0, sched_getattr_tid(tid, &cur));
 		/*
 		 * Unless starvd found, a period in, that the kernel does not
-		 * serve it (an overrun under TCG, seen on 6.1) and said
+		 * serve it (an overrun under TCG) and said
 		 * it emulates the rest of the boost with SCHED_FIFO.
 		 */
 		if (cur.sched_policy != SCHED_DEADLINE)
@@ -51,7 +51,7 @@ static void boost_cycle(struct __test_metadata *_metadata,
 		/*
 		 * Stop only once the boost has let it run: the vCPU of the
 		 * test CPU may not have been scheduled at all between the
-		 * boost event and a SIGTERM sent at once (a 686 guest under
+		 * boost event and a SIGTERM sent at once (a guest under
 		 * TCG).
 		 */
 		EXPECT_TRUE(victim_progressed(&self->v, stuck, EVENT_MS))
@@ -422,8 +422,8 @@ static void fork_during_boost(struct __test_metadata *_metadata,
 	/*
 	 * A runtime a fork() fits in: with 20 us, enforced to the microsecond
 	 * by HRTICK_DL, a fork() that takes milliseconds of CPU under TCG
-	 * spanned dozens of boost periods, longer than the test waits for it
-	 * (seen on 6.12-rt). What is checked does not depend on it.
+	 * spans dozens of boost periods, longer than the test waits for it.
+	 * What is checked does not depend on it.
 	 */
 	START("-t", "0.5", "-d", "60", "-r", "50000000", fifo);	/* NULL ends */
 	WAIT_EVENT("boost", tid);
@@ -610,8 +610,8 @@ TEST_F_TIMEOUT(starve, fifo_boost_outranked_midway_is_lowered, 40)
 /*
  * A task changed by someone else during the boost is left alone, and
  * starvd says so. The boost is longer than the test: the change must land
- * during it (with a 1 s boost a test held up for a second, in the 6.12-rt
- * guest, changed a task already restored, and nothing was said). starvd
+ * during it (with a 1 s boost, a test held up for a second would change
+ * a task already restored, and nothing would be said). starvd
  * sees the change at its next look at the boost (with -F, at the next
  * raise or lowering), at the latest when it restores its boosts on
  * SIGTERM. Still starving, the task may be boosted again meanwhile: from

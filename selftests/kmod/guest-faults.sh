@@ -118,8 +118,8 @@ show_log() {
 # spid. starve_stop ends it (the busy loop also ends by itself).
 starve_start() {
 	# Emptied here, not by the background job's redirection: that runs
-	# when the child does, and detected() read the last run's victim tid
-	# from the file before it (the 686 guest waited for a gone task).
+	# when the child does, and detected() could read the last run's
+	# victim tid from the file before it, and wait for a gone task.
 	: >$RUN/starve.log
 	"$STARVE" -c 1 -s 30 >>$RUN/starve.log 2>&1 &
 	spid=$!
@@ -280,8 +280,8 @@ mem_count() {	# mem_count NAME: counts into $RUN/slab.NAME; prints totals
 
 # reload_cycles N: load, query, unload N times under a query loop (10 ms
 # between queries, still tens of them in each cycle: without pauses the
-# loop takes the single host thread of both vCPUs from modprobe, and at
-# 2 ms it doubled each cycle, 194 s of the 5.10 guest's 110).
+# loop takes the single host thread of both vCPUs from modprobe: at 2 ms
+# a cycle takes about twice as long).
 reload_cycles() {
 	"$NL" loop 3600 10 >$RUN/loop.log 2>&1 &
 	lpid=$!

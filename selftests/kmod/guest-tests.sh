@@ -62,9 +62,9 @@ tap_from as_nobody "$NL" eperm
 # 5. a real starvation is visible through netlink. Before the big dump:
 # the exit of its 600 threads leaves work to CPU 1's kernel threads
 # (their stacks are freed by kworkers, under the zone lock), which the
-# busy loop starves with no daemon to rescue them; in the 6.12-rt guest
-# starve itself was held up 18 s by that, and its busy loop's own bound
-# ran out before starvctl looked.
+# busy loop starves with no daemon to rescue them; starve itself can be
+# held up by that until its busy loop's own bound runs out, before
+# starvctl looks.
 step "5. a real starvation through netlink"
 rt=$(cat /proc/sys/kernel/sched_rt_runtime_us)
 echo -1 >/proc/sys/kernel/sched_rt_runtime_us

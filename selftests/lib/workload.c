@@ -246,8 +246,8 @@ pid_t hog_start(int cpu, int prio, int max_s)
 		/*
 		 * Back once it is on its CPU: a busy loop started next, on
 		 * the CPU this one was forked on, could keep it there, queued
-		 * before it pinned itself (seen on arm64 PREEMPT_RT), and the
-		 * test CPU would have no busy loop for a while.
+		 * before it pinned itself, and the test CPU would have no
+		 * busy loop for a while.
 		 */
 		close(fds[1]);
 		if (pid > 0 && read(fds[0], &c, 1) != 1) {
