@@ -87,9 +87,9 @@ int main(int argc, char **argv)
 	}
 	/*
 	 * "over": the last moment the busy loop surely owned the CPU, read
-	 * before it is killed. Read after, it let a task that ran the
-	 * instant the loop died count as done during it (a 9p lookup that
-	 * waited the whole 20 s in guest-escalate.sh's case without a
+	 * before it is killed. Read after, it would let a task that ran
+	 * the instant the loop died count as done during it (a 9p lookup
+	 * that waits the whole 20 s of guest-escalate.sh's case without a
 	 * daemon).
 	 */
 	clock_gettime(CLOCK_BOOTTIME, &ts);

@@ -375,9 +375,9 @@ TEST_F(holder, is_the_highest_priority_other_task)
  * A real-time task is never held by a fair one: one on its CPU is there
  * by the fair server's time, in front of the real-time task that holds
  * the CPU; if the read does not show that one, the holder is unknown, and
- * the emulation raises the task above every other (a fair holder had it
- * raised one step above its own, below the busy loop, and the emulation
- * thread with it: on the arm64 PREEMPT_RT guest neither could run).
+ * the emulation raises the task above every other (a fair holder would
+ * have it raised one step above its own, below the busy loop, and the
+ * emulation thread with it: neither could run).
  */
 TEST_F(holder, fair_task_never_holds_a_realtime_one)
 {

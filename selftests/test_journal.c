@@ -72,8 +72,8 @@ static int parse_with(const char *tid, const char *start, const char *saved)
 }
 
 /*
- * Found by fuzzing: sscanf() took "tid 4294967297" for pid 1, "-1" for a
- * policy, and spaces and signs the format never writes.
+ * sscanf() takes "tid 4294967297" for pid 1, "-1" for a policy, and
+ * spaces and signs the format never writes.
  */
 TEST(out_of_range_numbers_rejected)
 {

@@ -539,8 +539,8 @@ TEST(rt_throttling_command)
 }
 
 /*
- * Found by fuzzing: glibc's regcomp() copies what a repetition repeats,
- * and took all the memory for "d+++...". Refused, but not real lists.
+ * glibc's regcomp() copies what a repetition repeats, and takes all the
+ * memory for "d+++...". Refused, but not real lists.
  */
 TEST(regex_too_complex)
 {

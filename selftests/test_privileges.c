@@ -764,8 +764,8 @@ static void expect_policy(struct __test_metadata *_metadata,
 	EXPECT_EQ(prio, sp.sched_priority);
 	/*
 	 * Its SCHED_FIFO emulation threads too, from their start: created
-	 * under SCHED_RESET_ON_FORK they were SCHED_OTHER, and one on a CPU
-	 * a busy loop held waited there for the fair server.
+	 * under SCHED_RESET_ON_FORK they would be SCHED_OTHER, and one on a
+	 * CPU a busy loop holds would wait there for the fair server.
 	 */
 	EXPECT_EQ(8, expect_threads_policy(_metadata, d->pid, "starvd-fifo",
 					   policy, prio));
@@ -1270,7 +1270,7 @@ static int plant_entry(pid_t victim, const char *path, uid_t uid,
  * starvd with @args (NULL-terminated) exits 1 saying each of @say
  * (NULL-terminated), and nothing is applied: the victim stays SCHED_OTHER,
  * sched_rt_runtime_us as it was. Stopped after RUN_HUNG_MS if it starts
- * instead (as it did).
+ * instead.
  */
 static void expect_refused(struct __test_metadata *_metadata,
 			   FIXTURE_DATA(hostile) *self,

@@ -10,9 +10,10 @@
  *   SCHED_FIFO 99 heartbeat on CPU 0 must go on after it, SIGTERM must
  *   end starvd, and nothing may stay boosted. In a test guest starvd's
  *   stderr is the serial console, whose IRQ thread starves with the CPU
- *   on PREEMPT_RT. Before starvd ran at a real-time policy of its own,
- *   this found it asleep for the whole loop on 6.12-rt (its soft hrtimer
- *   waited in ktimers/1's queue).
+ *   on PREEMPT_RT. At SCHED_OTHER, starvd would sleep through the whole
+ *   loop there: its soft hrtimer waits in ktimers/1's queue
+ *   (docs/kernel-behaviours.md, "Soft hrtimers are expired by
+ *   ktimers/N").
  * widened_affinity: starvd started on the busy CPU alone (-a), its
  *   affinity then widened to every CPU from outside, as taskset, tuned or
  *   a cpuset change do to a running daemon; the SCHED_FIFO emulation

@@ -47,12 +47,13 @@ static bool kill_mid_boost(struct __test_metadata *_metadata,
 	 * them). What the SIGKILL leaves boosted stays at 20 us of
 	 * SCHED_DEADLINE a second until the next start, and these tests
 	 * are about the victim. Left boosted, the test process may not run
-	 * again for minutes after an overrun (5.10, 6.12-rt). On
-	 * PREEMPT_RT, with every task eligible, kernel threads stayed runnable without running after the SIGKILL
-	 * (irq/4-ttyS0 on a CPU 0 that was mostly idle, ktimers/1, rcuc/1),
-	 * the serial IRQ thread holding CPU 0's softirq lock: ktimers/0,
-	 * rcuc/0 and the killed starvd's BPF link release waited for it,
-	 * and the test would time out.
+	 * again for minutes after an overrun. On PREEMPT_RT, with every
+	 * task eligible, kernel threads stay runnable without running after
+	 * the SIGKILL (irq/4-ttyS0 on a mostly idle CPU 0, ktimers/1,
+	 * rcuc/1), the serial IRQ thread holding CPU 0's softirq lock:
+	 * ktimers/0, rcuc/0 and the killed starvd's BPF link release wait
+	 * for it, and the test would time out (docs/kernel-behaviours.md,
+	 * "The softirq lock of threaded IRQ handlers").
 	 */
 	ASSERT_EQ(0, sched_getattr_tid(0, &mine));
 	START("-t", "0.5", "-d", "60", "-I", "^([^s]|s[^t]|st[^v]|stv[^-])");
@@ -194,9 +195,10 @@ TEST_F_TIMEOUT(starve, sigkill_then_failed_start_restores, 40)
 
 /*
  * A thread name is any 15 bytes but NUL, newlines included, and
- * /proc/<tid>/stat shows it raw. A reader of that file that stopped at
- * the first newline took the task for gone and let its boost go without
- * restoring it: left SCHED_DEADLINE, or raised SCHED_FIFO, untracked.
+ * /proc/<tid>/stat shows it raw. A reader of that file that stops at
+ * the first newline takes the task for gone and lets its boost go
+ * without restoring it: left SCHED_DEADLINE, or raised SCHED_FIFO,
+ * untracked.
  */
 static void hostile_name_restored(struct __test_metadata *_metadata,
 				  FIXTURE_DATA(starve) *self,
@@ -578,8 +580,9 @@ static bool gets_cpu_within(pid_t tid, uint64_t since, int ms)
 
 /*
  * A task the kernel leaves throttled after a SCHED_DEADLINE reservation
- * (6.1 to 6.18 at least: its replenishment timer fired while it had
- * another policy, and its 0-lag time is still ahead) is not enqueued by
+ * (its replenishment timer fired while it had another policy, and its
+ * 0-lag time is still ahead; docs/kernel-behaviours.md, "A task left
+ * throttled is not enqueued again") is not enqueued by
  * a new sched_setattr() to SCHED_DEADLINE: a boost would give it
  * nothing. A victim that works 200 us each time it runs is put in that
  * state by hand (a 1 us runtime per second: its overrun puts its 0-lag

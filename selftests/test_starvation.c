@@ -329,10 +329,10 @@ TEST_F_TIMEOUT(starve, sleeping_task_not_reported, 40)
  * parent, which then busy-loops on its CPU, is found and rescued, the
  * parent named. stop_hog_start() says why this can leave the wait
  * unstamped (abi.h's STARVD_TASK_WAIT_LOWER_BOUND) where the kernel
- * preempts anywhere: before the module and BPF's sched_info mode reported
- * such tasks, starvd never saw them waiting. Whether it did here depends
- * on the kernel and on timing, and is logged, not required: in the
- * 6.12-rt and 6.1-rt guests it was stamped every time.
+ * preempts anywhere: a source that skips such tasks never sees them
+ * waiting. Whether the wait is unstamped here depends on the kernel and
+ * on timing, and is logged, not required: in the 6.12-rt and 6.1-rt
+ * guests it is stamped.
  */
 TEST_F_TIMEOUT(starve, stopped_and_continued_is_found, 40)
 {

@@ -171,8 +171,8 @@ run_case() {
 	to=$(sed -n 's/.*over at boot time \([0-9.]*\)$/\1/p' $W/$name.starve)
 	# Lookups that began after the busy loop owned CPU 1 and completed
 	# before it ended: not one without a daemon. (Counting completions
-	# alone also counted the one the IRQ thread was serving as the loop
-	# began: at the same FIFO 50 as the loop, it is not preempted.)
+	# alone would also count the one the IRQ thread is serving as the
+	# loop begins: at the same FIFO 50 as the loop, it is not preempted.)
 	# Also counted per half of the loop: lookups that kept completing
 	# complete in both.
 	set -- $(awk -v from="$from" -v to="$to" '

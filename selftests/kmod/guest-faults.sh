@@ -187,9 +187,10 @@ victim_tid() {
 # more after the daemon has written every line it had queued (the status
 # line SIGUSR1 asks for comes after them). Just after CPU 1 comes online,
 # the victim can be in the log from the first second while the test is
-# still reading the victim's tid when the busy loop ends. The likely cause: -l boosts nothing, and what CPU 1 was doing when the
-# busy loop took it (after hotplug, the kernel's own follow-up work) can
-# hold what a fork, exec or exit on CPU 0 needs. So the tid is read again
+# still reading the victim's tid when the busy loop ends. The likely
+# cause: -l boosts nothing, and what CPU 1 is doing when the busy loop
+# takes it (after hotplug, the kernel's own follow-up work) can hold what
+# a fork, exec or exit on CPU 0 needs. So the tid is read again
 # once the starvation is over, and such a hold-up is said, not failed. A
 # line still missing 5 s into the starvation is explained (where_stuck).
 detected() {

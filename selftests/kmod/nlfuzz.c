@@ -1516,7 +1516,7 @@ int main(int argc, char **argv)
 	       total.send_errs, (long)(time(NULL) - t0));
 	errno_histogram(&total);
 
-	/* The module must answer as before on a fresh socket. */
+	/* The module must still answer, on a fresh socket. */
 	close(w.fd);
 	w.fd = open_sock();
 	w.rng = seed;

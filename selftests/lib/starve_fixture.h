@@ -27,12 +27,11 @@
  * Just below the IRQ threads (50): a kernel thread the loop starves
  * while it holds a lock that CPU 0's IRQ threads wait for is then lifted
  * above the loop by their priority inheritance. At 50, equal to theirs,
- * SCHED_FIFO never preempted the loop: ktimers/1, preempted inside a
- * timer callback, held the timer expiry lock that rcu_preempt on CPU 0
- * waited for with bottom halves disabled, and with them every threaded
- * IRQ of CPU 0, the 9p one: a starvd being exec'd waited 8 s (6.12-rt
- * guest; README, "PREEMPT_RT in the guests"). test_rescue keeps its
- * loop at 50.
+ * SCHED_FIFO never preempts the loop: ktimers/1, preempted inside a
+ * timer callback, holds the timer expiry lock that a task on CPU 0 waits
+ * for with bottom halves disabled, and with them every threaded IRQ of
+ * CPU 0, the 9p one among them (docs/kernel-behaviours.md, "The timer
+ * expiry lock"). test_rescue keeps its loop at 50.
  */
 #define HOG_PRIO	49
 #define VICTIM_PRIO	10

@@ -208,9 +208,10 @@ static int queued_on(pid_t pid, pid_t tid, void *arg)
  * it holds: the JIT images of a starvd that loaded its programs on the
  * test CPU (-a there) are freed by a kworker of that CPU, which on 5.10
  * purges the lazily unmapped kernel areas under a global mutex, and the
- * next starvd's BPF load (its JIT image made read-only) waited for that
- * mutex until the loop ended (5.10). Waits at most
- * QUIET_WAIT_MS, then says what was still queued.
+ * next starvd's BPF load (its JIT image made read-only) waits for that
+ * mutex until the loop ends (docs/kernel-behaviours.md, "JIT images are
+ * freed by a kworker of the loading CPU (5.10)"). Waits at most
+ * QUIET_WAIT_MS, then says what is still queued.
  */
 #define QUIET_WAIT_MS	2000
 

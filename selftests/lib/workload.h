@@ -83,8 +83,8 @@ int victim_start(const struct victim_spec *spec, struct victim *v);
  * can take the CPU at once, leaving the victim queued in TASK_STOPPED, and
  * SIGCONT then sets it running without a sched_info stamp (abi.h). It
  * may also block first, as it does elsewhere, and SIGCONT queues it
- * stamped: in the 6.12-rt and 6.1-rt guests it always was (not known
- * why; perhaps the parent waits on a lock of the stop the victim holds).
+ * stamped: in the 6.12-rt and 6.1-rt guests it is (not known why;
+ * perhaps the parent waits on a lock of the stop the victim holds).
  * Returns the parent's pid (killing it kills the victim); @v->pid is 0.
  */
 pid_t stop_hog_start(const struct victim_spec *spec, struct victim *v,
