@@ -396,33 +396,62 @@ static void daemon_explain(struct daemon_proc *d, int sig, int timeout_ms)
 	fprintf(stderr, "#   its stderr ends with:\n%s\n", tail);
 }
 
+/*
+ * Half way to its stop timeout, a daemon still running is shown as it is
+ * then (its threads, and every task runnable or blocked): by the timeout
+ * it may have just exited, and what held it up is gone.
+ */
 int daemon_stop(struct daemon_proc *d, int sig, int timeout_ms)
 {
-	uint64_t end = now_ns() + (uint64_t)timeout_ms * NSEC_PER_MSEC;
+	uint64_t start = now_ns();
+	uint64_t half = start + (uint64_t)timeout_ms * NSEC_PER_MSEC / 2;
+	uint64_t end = start + (uint64_t)timeout_ms * NSEC_PER_MSEC;
+	uint64_t last = start, gap = 0, t;
+	bool reaped = false, shown = false;
 	int status = -1;
 
 	if (d->pid <= 0)
 		return -1;
 	kill(d->pid, sig);
-	while (now_ns() < end) {
-		bool more = pump(d, 10);
+	while (!reaped && (t = now_ns()) < end) {
+		bool more;
 
-		if (waitpid(d->pid, &status, WNOHANG) == d->pid)
+		/* The longest this loop did not run: was the test held up? */
+		if (t - last > gap)
+			gap = t - last;
+		last = t;
+		more = pump(d, 10);
+
+		if (waitpid(d->pid, &status, WNOHANG) == d->pid) {
+			reaped = true;
 			break;
+		}
+		if (!shown && now_ns() >= half) {
+			fprintf(stderr, "# starvd (pid %d) still running %d ms after signal %d:\n",
+				(int)d->pid, timeout_ms / 2, sig);
+			task_where(d->pid);
+			tasks_held_up();
+			shown = true;
+		}
 		/*
 		 * Its output ended (it closed its pipes on the way out): poll
 		 * returns at once from now on. Without a sleep this loop spins,
 		 * and a test running above starvd's priority on starvd's CPU
-		 * keeps it from finishing its exit ("still running 5000 ms
-		 * after signal 15", stuck in task_work_run in state R).
+		 * keeps it from finishing its exit (stuck in task_work_run in
+		 * state R).
 		 */
 		if (!more)
 			usleep(10000);
 	}
-	if (now_ns() >= end) {
+	if (!reaped) {
 		daemon_explain(d, sig, timeout_ms);
 		kill(d->pid, SIGKILL);
 		waitpid(d->pid, &status, 0);
+		status = -1;
+	} else if (now_ns() >= end) {
+		fprintf(stderr, "# starvd (pid %d) exited, but only %.3f s after signal %d (its stop timeout is %d ms; this test's wait went %.3f s at most without running)\n",
+			(int)d->pid, (now_ns() - start) / 1e9, sig, timeout_ms,
+			gap / 1e9);
 		status = -1;
 	}
 	pump(d, 0);
