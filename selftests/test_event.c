@@ -17,6 +17,7 @@
 #include "json.h"
 #include "log.h"
 #include "stack.h"
+#include "task_cgroup.h"
 #include "util.h"
 
 /* Quote, backslash, newline, DEL, a lone byte, an overlong '/', é. */
@@ -40,6 +41,8 @@ static struct starvd_task task(const char *comm)
 	snprintf(t.comm, sizeof(t.comm), "%s", comm);
 	return t;
 }
+
+#define CID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 static const struct starvd_task hog = {
 	.tid = 4051, .tgid = 4051, .cpu = 1, .prio = 49,
@@ -175,6 +178,46 @@ TEST(starving)
 	ASSERT_TRUE(o != NULL);
 	ASSERT_TRUE(json_object_object_get_ex(o, "wait_lower_bound", &h));
 	EXPECT_TRUE(json_object_get_boolean(h));
+	json_object_put(o);
+}
+
+/* The workloads of the task and its holder, after stalld's words. */
+TEST(starving_with_cgroups)
+{
+	static const struct task_cgroup cg = {
+		.path = "/kubepods.slice/cri-containerd-" CID ".scope",
+		.container = CID,
+	}, hcg = { .path = "/system.slice/dpdk\\x0a.service" };
+	struct event ev = {
+		.kind = EVENT_STARVING, .task = task("app"),
+		.starving = { .read_time_ns = 30000000000ULL, .holder = &hog,
+			      .cgroup = &cg, .holder_cgroup = &hcg },
+	};
+	struct json_object *o = parse(&ev), *h, *v;
+	char text[LOG_TEXT_LEN];
+
+	ASSERT_TRUE(o != NULL);
+	EXPECT_STREQ(cg.path, json_member_str(o, "cgroup"));
+	EXPECT_STREQ(CID, json_member_str(o, "container_id"));
+	ASSERT_TRUE(json_object_object_get_ex(o, "holder", &h));
+	EXPECT_STREQ(hcg.path, json_member_str(h, "cgroup"));
+	ASSERT_TRUE(json_object_object_get_ex(h, "container_id", &v));
+	EXPECT_TRUE(v == NULL);
+	json_object_put(o);
+	event_text(&ev, text, sizeof(text));
+	EXPECT_STREQ("app-212 starved on CPU 1 for 20 seconds (waited 20.004 s, behind dpdk-worker-4051, SCHED_FIFO 50), cgroup /kubepods.slice/cri-containerd-" CID ".scope (container 0123456789ab), holder in cgroup /system.slice/dpdk\\x0a.service",
+		     text);
+
+	/* Root cgroup or kernel thread: nothing said, null in JSON. */
+	ev.starving.cgroup = NULL;
+	ev.starving.holder_cgroup = NULL;
+	event_text(&ev, text, sizeof(text));
+	EXPECT_STREQ("app-212 starved on CPU 1 for 20 seconds (waited 20.004 s, behind dpdk-worker-4051, SCHED_FIFO 50)",
+		     text);
+	o = parse(&ev);
+	ASSERT_TRUE(o != NULL);
+	ASSERT_TRUE(json_object_object_get_ex(o, "cgroup", &v));
+	EXPECT_TRUE(v == NULL);
 	json_object_put(o);
 }
 

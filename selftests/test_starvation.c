@@ -5,14 +5,19 @@
  * starvd running on CPU 0. The backend is chosen by STARVD_TEST_BACKEND
  * (bpf, netlink) and the BPF mode by STARVD_TEST_BPF_MODE.
  */
+#include <limits.h>
 #include <sched.h>
+#include <sys/stat.h>
 
 #include "kselftest_harness.h"
 
 #include "lib/pid_reuse.h"
 #include "lib/starve_fixture.h"
 #include "escalate.h"
+#include "fifo_policy.h"
 #include "proc.h"
+#include "task_cgroup.h"
+#include "util.h"
 
 /* Detected, boosted, progress during the boost, restored exactly. */
 static void boost_cycle(struct __test_metadata *_metadata,
@@ -207,6 +212,85 @@ TEST_F_TIMEOUT(starve, migration_starts_a_new_wait, 40)
 				     (long long)(moved - start));
 	kill_hogs(self, hogs, n);
 	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+}
+
+/* Where cgroup2 is mounted (/sys/fs/cgroup, or .../unified on hybrid). */
+static bool cgroup2_mount(char *dir, size_t len)
+{
+	char dev[64], mnt[PATH_MAX], type[32];
+	bool found = false;
+	FILE *f = fopen("/proc/mounts", "re");
+
+	while (f && !found &&
+	       fscanf(f, "%63s %4095s %31s %*[^\n]", dev, mnt, type) == 3)
+		found = !strcmp(type, "cgroup2") &&
+			snprintf(dir, len, "%s", mnt) < (int)len;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* Move process @pid into the cgroup at @dir (cgroup2). */
+static int cgroup_move(const char *dir, pid_t pid)
+{
+	char path[2100], v[32];
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	snprintf(v, sizeof(v), "%d", (int)pid);
+	return write_string(path, v);
+}
+
+/*
+ * The workloads: the victim and its holder each in a cgroup of its own;
+ * the starving event names both paths (test_event checks the text line
+ * made from them). Where cgroup2 is mounted (not in the guests).
+ */
+TEST_F_TIMEOUT(starve, starving_names_the_cgroups_of_task_and_holder, 40)
+{
+	char text[2048], own[1024], cg2[1024], orig[2048], top[2048];
+	char vdir[2064], hdir[2064], s[1024];
+	pid_t tid = self->v.st->tid;
+	bool moved;
+
+	snprintf(text, sizeof(text), "%s/cgroup.procs",
+		 cgroup2_mount(cg2, sizeof(cg2)) ? cg2 : "/nonexistent");
+	if (access(text, W_OK) ||
+	    read_file("/proc/self/cgroup", text, sizeof(text)) < 0 ||
+	    !cgroup_parse(text, own, sizeof(own)))
+		SKIP(return, "no writable cgroup2 hierarchy");
+	snprintf(orig, sizeof(orig), "%s%s", cg2, own);
+	snprintf(top, sizeof(top), "%s/starvd-selftest-%d", cg2, getpid());
+	snprintf(vdir, sizeof(vdir), "%s/victim", top);
+	snprintf(hdir, sizeof(hdir), "%s/holder", top);
+	ASSERT_EQ(0, mkdir(top, 0755));
+	ASSERT_EQ(0, mkdir(vdir, 0755));
+	ASSERT_EQ(0, mkdir(hdir, 0755));
+	/* The busy loop is started from the holder's cgroup, and inherits it. */
+	kill_and_reap(self->hog);
+	moved = !cgroup_move(vdir, self->v.pid) && !cgroup_move(hdir, getpid());
+	self->hog = hog_before_starvd(self, HOG_PRIO);
+	EXPECT_EQ(0, cgroup_move(orig, getpid()));
+	if (moved && self->hog > 0) {
+		START("-t", "0.5", "-l");
+		WAIT_EVENT("starving", tid);
+		snprintf(text, sizeof(text), "/starvd-selftest-%d/victim", getpid());
+		json_str(self->line, "cgroup", s, sizeof(s));
+		EXPECT_STREQ(text, s) TH_LOG("%s", self->line);
+		snprintf(text, sizeof(text), "/starvd-selftest-%d/holder", getpid());
+		json_str(strstr(self->line, "\"holder\""), "cgroup", s,
+			 sizeof(s));
+		EXPECT_STREQ(text, s) TH_LOG("%s", self->line);
+		EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+	}
+	/* Back where they were, and the test's cgroups gone. */
+	cgroup_move(orig, self->v.pid);
+	if (self->hog > 0)
+		cgroup_move(orig, self->hog);
+	EXPECT_EQ(0, rmdir(vdir));
+	EXPECT_EQ(0, rmdir(hdir));
+	EXPECT_EQ(0, rmdir(top));
+	ASSERT_TRUE(moved);
+	ASSERT_LT(0, self->hog);
 }
 
 TEST_F_TIMEOUT(starve, log_only_never_boosts, 40)

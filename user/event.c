@@ -10,6 +10,7 @@
 #include "json.h"
 #include "log.h"
 #include "stack.h"
+#include "task_cgroup.h"
 #include "util.h"
 
 static const char *const names[] = {
@@ -25,22 +26,48 @@ static const char *outcome_name(enum boost_outcome o)
 	       o == OUTCOME_NO_PROGRESS ? "no_progress" : "unknown";
 }
 
+/* " cgroup P (container ID)" of one task, if it has one. */
+static size_t cgroup_text(const char *who, const struct task_cgroup *cg,
+			  char *buf, size_t len)
+{
+	int n;
+
+	if (!cg || !cg->path[0])
+		return 0;
+	n = snprintf(buf, len, "%s cgroup %s%s%.12s%s", who, cg->path,
+		     cg->container[0] ? " (container " : "", cg->container,
+		     cg->container[0] ? ")" : "");
+	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
+}
+
+/* After stalld's words: the workloads of the task and of its holder. */
+static void cgroups_text(const struct task_cgroup *task,
+			 const struct task_cgroup *holder, char *buf,
+			 size_t len)
+{
+	size_t n = cgroup_text(",", task, buf, len);
+
+	cgroup_text(", holder in", holder, buf + n, len - n);
+}
+
 /* stalld's line, then what stalld cannot tell: the exact wait, whom. */
 static void starving_text(const struct event *ev, char *buf, size_t len)
 {
 	const struct starvd_task *t = &ev->task, *h = ev->starving.holder;
 	const char *stack = ev->starving.stack;
-	char behind[128] = "";
+	char behind[128] = "", where[2 * CGROUP_PATH_LEN + 128] = "";
 
 	if (h && h->tid)
 		format_holder(h, behind, sizeof(behind));
+	cgroups_text(ev->starving.cgroup, ev->starving.holder_cgroup, where,
+		     sizeof(where));
 	snprintf(buf, len,
-		 "%s-%u starved on CPU %d for %llu seconds (waited %s%.3f s%s%s)%s%s%s",
+		 "%s-%u starved on CPU %d for %llu seconds (waited %s%.3f s%s%s)%s%s%s%s",
 		 esc_name(t->comm), t->tid, t->cpu,
 		 (unsigned long long)(t->wait_ns / NSEC_PER_SEC),
 		 t->flags & STARVD_TASK_WAIT_LOWER_BOUND ? "at least " : "",
 		 (double)t->wait_ns / NSEC_PER_SEC,
-		 *behind ? ", behind " : "", behind,
+		 *behind ? ", behind " : "", behind, where,
 		 ev->starving.log_only ? " [log only]" : "",
 		 stack && *stack ? " stack: " : "", stack ? stack : "");
 }
@@ -155,6 +182,16 @@ static void put_policy(struct json_object *o, const struct sched_attr *a)
 	json_put_int(o, "priority", attr_priority(a));
 }
 
+/* "cgroup" and "container_id", null where there is none. */
+static void put_cgroup(struct json_object *o, const struct task_cgroup *cg)
+{
+	bool path = cg && cg->path[0], id = path && cg->container[0];
+
+	json_put(o, "cgroup", path ? json_object_new_string(cg->path) : NULL);
+	json_put(o, "container_id",
+		 id ? json_object_new_string(cg->container) : NULL);
+}
+
 static void starving_json(struct json_object *o, const struct event *ev)
 {
 	const struct starvd_task *h = ev->starving.holder;
@@ -167,10 +204,13 @@ static void starving_json(struct json_object *o, const struct event *ev)
 	json_put_bool(o, "wait_lower_bound",
 		      ev->task.flags & STARVD_TASK_WAIT_LOWER_BOUND);
 	json_put_bool(o, "log_only", ev->starving.log_only);
+	put_cgroup(o, ev->starving.cgroup);
 	if (h && h->tid) {
 		ho = json_object_new_object();
-		if (ho)
+		if (ho) {
 			json_put_task(ho, h);
+			put_cgroup(ho, ev->starving.holder_cgroup);
+		}
 	}
 	json_put(o, "holder", ho);
 	if (ev->starving.stack)

@@ -11,7 +11,10 @@
  * starving    read_time_ns, wait_start_ns, wait_ns, wait_lower_bound
  *             (the wait's real start is unknown, and earlier: abi.h's
  *             STARVD_TASK_WAIT_LOWER_BOUND), log_only, holder (a task
- *             object or null), and stack with -k
+ *             object or null), and stack with -k; cgroup and
+ *             container_id of the task and (in its object) the holder:
+ *             null in the root cgroup and for kernel threads
+ *             (task_cgroup.h)
  * ignored     list ("threads" or "processes"), process (with -I)
  * boost       runtime_ns, period_ns, duration_ns
  * escalate    runtime_ns, previous_runtime_ns, base_runtime_ns, cap_ns,
@@ -53,6 +56,7 @@ enum event_kind {
 };
 
 struct holder_stack;
+struct task_cgroup;
 
 struct event {
 	enum event_kind kind;
@@ -64,6 +68,8 @@ struct event {
 			const struct starvd_task *holder;	/* or NULL */
 			bool log_only;		/* reported, never boosted */
 			const char *stack;	/* -k: "a <- b", or NULL */
+			/* The task's and the holder's cgroups, or NULL. */
+			const struct task_cgroup *cgroup, *holder_cgroup;
 		} starving;
 		struct {
 			const char *process;	/* -I matched; NULL: -i */

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "options.h"
 #include "report.h"
+#include "task_cgroup.h"
 #include "util.h"
 
 /* The kernel stack of @tid on one line ("a <- b <- c"), if readable. */
@@ -46,8 +47,14 @@ void report_starving(const struct starvd_task *t, uint64_t read_time_ns,
 		.starving = { .read_time_ns = read_time_ns, .holder = holder,
 			      .log_only = log_only },
 	};
+	struct task_cgroup cg, hcg;
 	char stack[512];
 
+	/* What the reader needs, read now: nothing watches cgroups between. */
+	if (!task_cgroup_read(t->tid, &cg))
+		ev.starving.cgroup = &cg;
+	if (holder && holder->tid && !task_cgroup_read(holder->tid, &hcg))
+		ev.starving.holder_cgroup = &hcg;
 	if (kstack) {
 		read_kstack(t->tid, stack, sizeof(stack));
 		ev.starving.stack = stack;
