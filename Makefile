@@ -42,6 +42,7 @@ USER_OBJS	:= util cpuset sched_attr options log task_list backend \
 		   backend_netlink proc detect journal boost report read_retry \
 		   daemon throttle status_file metrics starvctl_args caps \
 		   escalate hrtick json event escape fifo_worker ksym stack \
+		   stack_render \
 		   run_dir task_id holder capset task_cgroup
 ifeq ($(BPF),1)
 USER_OBJS	+= backend_bpf
