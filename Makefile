@@ -42,7 +42,7 @@ USER_OBJS	:= util cpuset sched_attr options log task_list backend \
 		   backend_netlink proc detect journal boost report read_retry \
 		   daemon throttle status_file metrics starvctl_args caps \
 		   escalate hrtick json event escape fifo_worker ksym stack \
-		   stack_render \
+		   stack_sample stack_render \
 		   run_dir task_id holder capset task_cgroup
 ifeq ($(BPF),1)
 USER_OBJS	+= backend_bpf
@@ -50,11 +50,12 @@ LDLIBS		+= -lbpf -lelf -lz
 else
 CPPFLAGS	+= -DSTARVD_NO_BPF
 endif
-# libdw (elfutils): user frames of holder stacks (user/stack.c), unwound
-# from DWARF CFI. LIBDW=0 (the default for -m32 builds) builds without:
-# holder stacks then have kernel frames only.
+# libdw (elfutils): user frames of holder stacks (user/stack_unwind.c),
+# unwound from DWARF CFI. LIBDW=0 (the default for -m32 builds) builds
+# without: holder stacks then have kernel frames only.
 LIBDW		?= $(if $(findstring -m32,$(CC) $(CFLAGS)),0,1)
 ifeq ($(LIBDW),1)
+USER_OBJS	+= stack_unwind
 LDLIBS		+= $(or $(shell $(PKG_CONFIG) --libs libdw 2>/dev/null),-ldw -lelf)
 else
 CPPFLAGS	+= -DSTARVD_NO_LIBDW

@@ -24,11 +24,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 
 #include <starvd/abi.h>
 
-#define STACK_MAX_FRAMES	24	/* kernel and user, each */
+#include "stack_frame.h"
 
 /*
  * <run-dir>/holder-stack.cpuN: the last stack sampled on CPU N, for
@@ -38,23 +37,6 @@
  */
 #define STACK_FILE_PREFIX	"holder-stack.cpu"
 #define STACK_FILE_MODE		0600
-
-/*
- * A frame as it is shown: by name, or by file and offset, never by its
- * address, which would give whoever reads the log the kernel's KASLR base
- * or the holder's ASLR layout. The first frame is where it ran, the
- * others return addresses.
- */
-struct stack_frame {
-	uint64_t offset;	/* from the symbol's start */
-	uint64_t size;		/* the symbol's, 0: unknown */
-	/* User frames: where the frame is in its file, for eu-addr2line. */
-	uint64_t elf_addr;	/* address in the ELF file's own layout */
-	uint64_t file_offset;	/* offset in the file, ~0: not in a segment */
-	char symbol[128];	/* "": none known */
-	char module[160];	/* kernel: module ("": vmlinux); user: file */
-	char build_id[64];	/* user: hex, "": none */
-};
 
 struct holder_stack {
 	struct starvd_task holder;
