@@ -44,6 +44,8 @@ USER_OBJS	:= util cpuset sched_attr options log task_list backend \
 		   escalate hrtick json event escape fifo_worker ksym stack \
 		   stack_sample stack_render \
 		   run_dir task_id holder capset task_cgroup
+# The booster's modules beside boost.c and fifo_worker.c.
+USER_OBJS	+= fifo_policy
 ifeq ($(BPF),1)
 USER_OBJS	+= backend_bpf
 LDLIBS		+= -lbpf -lelf -lz

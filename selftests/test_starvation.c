@@ -14,6 +14,7 @@
 #include "lib/pid_reuse.h"
 #include "lib/starve_fixture.h"
 #include "escalate.h"
+#include "fifo_policy.h"
 #include "proc.h"
 #include "task_cgroup.h"
 #include "util.h"

@@ -10,6 +10,7 @@
 #include "daemon.h"
 #include "escape.h"
 #include "event.h"
+#include "fifo_policy.h"
 #include "log.h"
 #include "proc.h"
 #include "util.h"

@@ -9,7 +9,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "escalate.h"
+#include "fifo_policy.h"
 #include "fifo_worker.h"
 #include "proc.h"
 #include "util.h"
