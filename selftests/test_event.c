@@ -18,6 +18,7 @@
 #include "log.h"
 #include "stack.h"
 #include "task_cgroup.h"
+#include "task_role.h"
 #include "util.h"
 
 /* Quote, backslash, newline, DEL, a lone byte, an overlong '/', é. */
@@ -219,6 +220,34 @@ TEST(starving_with_cgroups)
 	ASSERT_TRUE(json_object_object_get_ex(o, "cgroup", &v));
 	EXPECT_TRUE(v == NULL);
 	json_object_put(o);
+}
+
+/* What the task is there to do: after stalld's words, and as "role". */
+TEST(starving_with_a_role)
+{
+	static const struct task_role role = {
+		.kind = ROLE_IRQ, .irq = 25, .actions = "virtio0-requests",
+		.affinity = "1", .effective = "1",
+		.about = "threaded handler of IRQ 25 (virtio0-requests)",
+	};
+	struct event ev = {
+		.kind = EVENT_STARVING, .task = task("irq/25-virtio0-"),
+		.starving = { .read_time_ns = 30000000000ULL, .role = &role,
+			      .log_only = true },
+	};
+	struct json_object *o = parse(&ev), *r;
+	char text[LOG_TEXT_LEN];
+
+	ASSERT_TRUE(o != NULL);
+	ASSERT_TRUE(json_object_object_get_ex(o, "role", &r));
+	EXPECT_STREQ("irq_thread", json_member_str(r, "kind"));
+	EXPECT_EQ(25, num(r, "irq"));
+	EXPECT_STREQ("virtio0-requests", json_member_str(r, "irq_actions"));
+	EXPECT_STREQ("1", json_member_str(r, "irq_effective_affinity"));
+	json_object_put(o);
+	event_text(&ev, text, sizeof(text));
+	EXPECT_STREQ("irq/25-virtio0--212 starved on CPU 1 for 20 seconds (waited 20.004 s) [log only] [threaded handler of IRQ 25 (virtio0-requests)]",
+		     text);
 }
 
 TEST(ignored)

@@ -11,6 +11,7 @@
 #include "log.h"
 #include "stack.h"
 #include "task_cgroup.h"
+#include "task_role.h"
 #include "util.h"
 
 static const char *const names[] = {
@@ -55,6 +56,8 @@ static void starving_text(const struct event *ev, char *buf, size_t len)
 {
 	const struct starvd_task *t = &ev->task, *h = ev->starving.holder;
 	const char *stack = ev->starving.stack;
+	const struct task_role *r = ev->starving.role;
+	const char *about = r && r->about[0] ? r->about : NULL;
 	char behind[128] = "", where[2 * CGROUP_PATH_LEN + 128] = "";
 
 	if (h && h->tid)
@@ -62,13 +65,14 @@ static void starving_text(const struct event *ev, char *buf, size_t len)
 	cgroups_text(ev->starving.cgroup, ev->starving.holder_cgroup, where,
 		     sizeof(where));
 	snprintf(buf, len,
-		 "%s-%u starved on CPU %d for %llu seconds (waited %s%.3f s%s%s)%s%s%s%s",
+		 "%s-%u starved on CPU %d for %llu seconds (waited %s%.3f s%s%s)%s%s%s%s%s%s%s",
 		 esc_name(t->comm), t->tid, t->cpu,
 		 (unsigned long long)(t->wait_ns / NSEC_PER_SEC),
 		 t->flags & STARVD_TASK_WAIT_LOWER_BOUND ? "at least " : "",
 		 (double)t->wait_ns / NSEC_PER_SEC,
-		 *behind ? ", behind " : "", behind, where,
-		 ev->starving.log_only ? " [log only]" : "",
+		 *behind ? ", behind " : "", behind,
+		 ev->starving.log_only ? " [log only]" : "", where,
+		 about ? " [" : "", about ? about : "", about ? "]" : "",
 		 stack && *stack ? " stack: " : "", stack ? stack : "");
 }
 
@@ -192,6 +196,26 @@ static void put_cgroup(struct json_object *o, const struct task_cgroup *cg)
 		 id ? json_object_new_string(cg->container) : NULL);
 }
 
+/* "role": what the task is there to do (task_role.h), or null. */
+static void put_role(struct json_object *o, const struct task_role *r)
+{
+	struct json_object *ro = r ? json_object_new_object() : NULL;
+
+	if (ro) {
+		json_put_str(ro, "kind", task_role_name(r->kind));
+		if (r->about[0])
+			json_put_str(ro, "about", r->about);
+		if (r->kind == ROLE_IRQ) {
+			json_put_int(ro, "irq", r->irq);
+			json_put_str(ro, "irq_actions", r->actions);
+			json_put_str(ro, "irq_affinity", r->affinity);
+			json_put_str(ro, "irq_effective_affinity",
+				     r->effective);
+		}
+	}
+	json_put(o, "role", ro);
+}
+
 static void starving_json(struct json_object *o, const struct event *ev)
 {
 	const struct starvd_task *h = ev->starving.holder;
@@ -205,6 +229,7 @@ static void starving_json(struct json_object *o, const struct event *ev)
 		      ev->task.flags & STARVD_TASK_WAIT_LOWER_BOUND);
 	json_put_bool(o, "log_only", ev->starving.log_only);
 	put_cgroup(o, ev->starving.cgroup);
+	put_role(o, ev->starving.role);
 	if (h && h->tid) {
 		ho = json_object_new_object();
 		if (ho) {

@@ -14,7 +14,9 @@
  *             object or null), and stack with -k; cgroup and
  *             container_id of the task and (in its object) the holder:
  *             null in the root cgroup and for kernel threads
- *             (task_cgroup.h)
+ *             (task_cgroup.h); role: kind, about, and for an IRQ's
+ *             thread irq, irq_actions, irq_affinity and
+ *             irq_effective_affinity (task_role.h), or null
  * ignored     list ("threads" or "processes"), process (with -I)
  * boost       runtime_ns, period_ns, duration_ns
  * escalate    runtime_ns, previous_runtime_ns, base_runtime_ns, cap_ns,
@@ -57,6 +59,7 @@ enum event_kind {
 
 struct holder_stack;
 struct task_cgroup;
+struct task_role;
 
 struct event {
 	enum event_kind kind;
@@ -70,6 +73,8 @@ struct event {
 			const char *stack;	/* -k: "a <- b", or NULL */
 			/* The task's and the holder's cgroups, or NULL. */
 			const struct task_cgroup *cgroup, *holder_cgroup;
+			/* What the task is there to do, or NULL. */
+			const struct task_role *role;
 		} starving;
 		struct {
 			const char *process;	/* -I matched; NULL: -i */

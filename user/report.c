@@ -13,6 +13,7 @@
 #include "options.h"
 #include "report.h"
 #include "task_cgroup.h"
+#include "task_role.h"
 #include "util.h"
 
 /* The kernel stack of @tid on one line ("a <- b <- c"), if readable. */
@@ -48,6 +49,7 @@ void report_starving(const struct starvd_task *t, uint64_t read_time_ns,
 			      .log_only = log_only },
 	};
 	struct task_cgroup cg, hcg;
+	struct task_role role;
 	char stack[512];
 
 	/* What the reader needs, read now: nothing watches cgroups between. */
@@ -55,6 +57,8 @@ void report_starving(const struct starvd_task *t, uint64_t read_time_ns,
 		ev.starving.cgroup = &cg;
 	if (holder && holder->tid && !task_cgroup_read(holder->tid, &hcg))
 		ev.starving.holder_cgroup = &hcg;
+	if (!task_role_read("/proc", t, &role))
+		ev.starving.role = &role;
 	if (kstack) {
 		read_kstack(t->tid, stack, sizeof(stack));
 		ev.starving.stack = stack;

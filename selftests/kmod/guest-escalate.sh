@@ -283,6 +283,13 @@ run_case esc
 check_daemon_case esc
 [ "$missed" -eq 0 ]
 ok $? "every boost of $irqcomm after one without progress was escalated (or at the cap): $noprog without progress, $esc escalations"
+# What the starving thread serves: its IRQ, the IRQ's action (the 9p
+# device's requests queue) and its affinity, read when it was reported.
+action=$(find /proc/irq/$irq -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | head -n 1)
+grep '"event":"starving"' $W/esc.json | grep "\"tid\":$irqtid," |
+	grep "\"kind\":\"irq_thread\"" | grep "\"irq\":$irq," |
+	grep -q "\"irq_actions\":\"$action\",\"irq_affinity\":\"1\""
+ok $? "the report of $irqcomm names IRQ $irq, its action $action and its affinity (CPU 1)"
 grep -q '"escalated":\[\]' $W/esc.status
 ok $? "after the busy loop no task is left escalated (back at the configured runtime)"
 [ "$esc" -eq 0 ] || [ "$(events esc deescalate "$irqtid")" -gt 0 ]
