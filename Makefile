@@ -42,7 +42,7 @@ USER_OBJS	:= util cpuset sched_attr options log task_list backend \
 		   backend_netlink proc detect journal boost report read_retry \
 		   daemon throttle status_file metrics starvctl_args caps \
 		   escalate hrtick json event escape fifo_worker ksym stack \
-		   stack_sample stack_render \
+		   stack_sample stack_unwind stack_render \
 		   run_dir task_id holder capset task_cgroup task_role
 # The booster's modules beside boost.c and fifo_worker.c.
 USER_OBJS	+= fifo_policy
@@ -57,7 +57,6 @@ endif
 # without: holder stacks then have kernel frames only.
 LIBDW		?= $(if $(findstring -m32,$(CC) $(CFLAGS)),0,1)
 ifeq ($(LIBDW),1)
-USER_OBJS	+= stack_unwind
 LDLIBS		+= $(or $(shell $(PKG_CONFIG) --libs libdw 2>/dev/null),-ldw -lelf)
 else
 CPPFLAGS	+= -DSTARVD_NO_LIBDW

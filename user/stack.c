@@ -282,7 +282,7 @@ static void *worker(void *arg)
 
 bool stacks_unwind_supported(void)
 {
-	return STACK_UNWIND;
+	return stack_unwind_supported();
 }
 
 struct stacks *stacks_open(bool user)
@@ -293,7 +293,7 @@ struct stacks *stacks_open(bool user)
 	if (!s)
 		return NULL;
 	/* Without an unwinder no stack is copied: nothing to read it. */
-	s->user = user && STACK_UNWIND;
+	s->user = user && stack_unwind_supported();
 	s->sampler = stack_sampler_open(s->user);
 	if (!s->sampler) {
 		free(s);

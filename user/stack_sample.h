@@ -26,7 +26,9 @@
  * SP IP, then R8 to R15.
  */
 #define STACK_NR_USER_REGS	17
+#define STACK_REG_BP		6
 #define STACK_REG_SP		7
+#define STACK_REG_IP		8
 
 struct stack_sample {
 	unsigned int nr_kernel;

@@ -4,15 +4,16 @@
  * copied stack through dwfl_attach_state(), with callbacks that read
  * only the copy, and naming each frame from its module.
  */
+#include <stdio.h>
+
 #include "stack_unwind.h"
 
-#if STACK_UNWIND
+#if !defined(STARVD_NO_LIBDW) && defined(__x86_64__)
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,7 +50,7 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 	return true;
 }
 
-/* perf's x86_64 order (AX BX CX DX SI DI BP SP IP R8..R15) to DWARF's. */
+/* perf's x86_64 order (stack_sample.h) to DWARF's. */
 static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	struct stack_unwinder *u = arg;
@@ -253,5 +254,35 @@ void stack_unwinder_close(struct stack_unwinder *u)
 		return;
 	dwfl_end(u->dwfl);
 	free(u);
+}
+
+bool stack_unwind_supported(void)
+{
+	return true;
+}
+#else
+bool stack_unwind_supported(void)
+{
+	return false;
+}
+
+struct stack_unwinder *stack_unwinder_open(pid_t tgid, pid_t tid,
+					   char *note, size_t len)
+{
+	snprintf(note, len, "this starvd unwinds no user stack");
+	return NULL;
+}
+
+void stack_unwind(struct stack_unwinder *u, struct stack_sample *smp)
+{
+}
+
+void stack_unwind_name(struct stack_unwinder *u, uint64_t pc, bool first,
+		       struct stack_frame *f)
+{
+}
+
+void stack_unwinder_close(struct stack_unwinder *u)
+{
 }
 #endif

@@ -11,8 +11,8 @@
  * pointers are not needed. A sample needs no perf event: one recorded
  * any other way, with the registers in perf's order, unwinds the same.
  *
- * Built where libdw is (LIBDW=1) for x86_64; elsewhere STACK_UNWIND is 0
- * and the functions below do nothing, and no user stack is copied.
+ * It unwinds where starvd is built with libdw (LIBDW=1) for x86_64;
+ * elsewhere the functions below do nothing, and no user stack is copied.
  */
 #ifndef STARVD_STACK_UNWIND_H
 #define STARVD_STACK_UNWIND_H
@@ -20,21 +20,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <sys/types.h>
 
 #include "stack_frame.h"
 #include "stack_sample.h"
 
-#if !defined(STARVD_NO_LIBDW) && defined(__x86_64__)
-#define STACK_UNWIND	1
-#else
-#define STACK_UNWIND	0
-#endif
-
 struct stack_unwinder;
 
-#if STACK_UNWIND
+/* Does this build unwind (libdw, x86_64)? Else the functions do nothing. */
+bool stack_unwind_supported(void);
 /*
  * The mappings of process @tgid, read once for the samples of its thread
  * @tid; NULL, and why in @note, if they cannot be read (another user's
@@ -54,27 +48,5 @@ void stack_unwind(struct stack_unwinder *u, struct stack_sample *smp);
 void stack_unwind_name(struct stack_unwinder *u, uint64_t pc, bool first,
 		       struct stack_frame *f);
 void stack_unwinder_close(struct stack_unwinder *u);
-#else
-static inline struct stack_unwinder *
-stack_unwinder_open(pid_t tgid, pid_t tid, char *note, size_t len)
-{
-	snprintf(note, len, "this starvd unwinds no user stack");
-	return NULL;
-}
-
-static inline void stack_unwind(struct stack_unwinder *u,
-				struct stack_sample *smp)
-{
-}
-
-static inline void stack_unwind_name(struct stack_unwinder *u, uint64_t pc,
-				     bool first, struct stack_frame *f)
-{
-}
-
-static inline void stack_unwinder_close(struct stack_unwinder *u)
-{
-}
-#endif
 
 #endif
