@@ -34,7 +34,7 @@ pkgs=(
 	make gcc clang bpftool pkg-config
 	libbpf-dev libelf-dev zlib1g-dev libnl-genl-3-dev libnl-3-dev libcap-dev
 	libjson-c-dev
-	libdw-dev	# holder stacks' user frames (user/stack.c)
+	libdw-dev	# holder stacks' user frames (user/stack_unwind.c)
 	libncurses-dev	# starvctl top
 )
 [ "$what" = run ] || pkgs+=(

@@ -707,7 +707,7 @@ static double capture_cpu_ms(struct stacks *s, const struct starvd_task *h,
 }
 
 /*
- * 7. What one holder stack costs starvd (--stacks, user/stack.c): the
+ * 7. What one holder stack costs starvd (--stacks, user/stack*.c): the
  * same code, on a process spinning on @cpu; CPU time of the whole
  * process (the capture thread's, the main thread only waits). Then
  * what stays: the perf events left open, and the context-switch rate

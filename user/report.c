@@ -4,9 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "backend.h"
 #include "cpuset.h"
+#include "episodes.h"
 #include "escape.h"
 #include "event.h"
 #include "log.h"
@@ -39,6 +41,31 @@ static void read_kstack(unsigned int tid, char *buf, size_t len)
 	fclose(f);
 }
 
+/* Where starving reports are kept for starvctl advise; NULL: nowhere. */
+static struct episodes *kept;
+
+void report_keep_episodes(struct episodes *e)
+{
+	kept = e;
+}
+
+/* The report's event in the episodes file; after a failure, no more. */
+static void keep(const struct event *ev)
+{
+	char json[LOG_JSON_LEN];
+	int ret;
+
+	if (!kept || kept->fd < 0 || event_json(ev, now_ns(), json,
+						 sizeof(json)))
+		return;
+	ret = episodes_add(kept, time(NULL), json);
+	if (ret) {
+		log_err("cannot add to %s: %s; starvctl advise will not see later episodes",
+			kept->path, strerror(-ret));
+		episodes_close(kept);
+	}
+}
+
 void report_starving(const struct starvd_task *t, uint64_t read_time_ns,
 		     const struct starvd_task *holder, bool log_only,
 		     bool kstack)
@@ -64,6 +91,7 @@ void report_starving(const struct starvd_task *t, uint64_t read_time_ns,
 		ev.starving.stack = stack;
 	}
 	event_log(&ev);
+	keep(&ev);
 }
 
 void report_ignored(const struct starvd_task *t, const char *pcomm)

@@ -8,6 +8,15 @@
 
 #include <starvd/abi.h>
 
+struct episodes;
+
+/*
+ * Keep each starving report's event in @e too (episodes.h), for
+ * starvctl advise; NULL: nowhere. A failed write is said once, and ends
+ * the keeping.
+ */
+void report_keep_episodes(struct episodes *e);
+
 /*
  * "comm-tid starved on CPU n for s seconds (...)", stalld's wording first.
  * @holder may be NULL (unknown). @log_only marks a report without boost.

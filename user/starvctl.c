@@ -13,8 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "advise.h"
 #include "backend.h"
 #include "cpuset.h"
+#include "episodes.h"
 #include "escape.h"
 #include "holder.h"
 #include "json.h"
@@ -533,6 +535,42 @@ static int cmd_stacks(const struct ctl *c)
 	return found ? 0 : 1;
 }
 
+static int add_episode(const char *line, void *arg)
+{
+	advise_add_line(arg, line);
+	return 0;
+}
+
+static int cmd_advise(const struct ctl *c)
+{
+	struct advise a;
+	struct cpuset online;
+	char err[4096];
+	int ret;
+
+	if (advise_init(&a)) {
+		fprintf(stderr, "starvctl: out of memory\n");
+		return 1;
+	}
+	ret = episodes_each(c->run_dir, add_episode, &a, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "starvctl: %s\n", err);
+		advise_free(&a);
+		return 1;
+	}
+	cpus_online(&online);
+	advise_build(&a, &online);
+	if (c->json)
+		advise_print_json(&a, stdout);
+	else
+		advise_print_text(&a, stdout);
+	if (a.skipped)
+		fprintf(stderr, "starvctl: %zu line(s) of %s/" EPISODES_FILE " not understood, left out\n",
+			a.skipped, c->run_dir);
+	advise_free(&a);
+	return 0;
+}
+
 /*
  * One read of the backend's tasks (-c's CPU, -m's waits), shown by @show:
  * 0, or 1 after saying on stderr what failed.
@@ -604,6 +642,8 @@ static const struct command {
 	{ "top", cmd_top, "live full-screen view of the waits and boosts" },
 	{ "stacks", cmd_stacks,
 	  "per CPU, where the holder of its last episode ran" },
+	{ "advise", cmd_advise,
+	  "changes that would have prevented the episodes seen" },
 };
 
 static const struct command *find_command(const char *name)

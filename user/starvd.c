@@ -22,6 +22,7 @@
 #include "caps.h"
 #include "daemon.h"
 #include "detect.h"
+#include "episodes.h"
 #include "escape.h"
 #include "event.h"
 #include "journal.h"
@@ -41,6 +42,7 @@ struct starvd {
 	struct config cfg;
 	struct backend backend;
 	struct journal journal;
+	struct episodes episodes;	/* for starvctl advise */
 	struct booster booster;
 	struct detect detect;
 	struct detect_result result;
@@ -298,6 +300,11 @@ static void open_status(struct starvd *d)
 	snprintf(d->status_path, sizeof(d->status_path), "%s/" STATUS_FILE,
 		 d->cfg.run_dir);
 	publish_status(d);
+	if (episodes_open(&d->episodes, d->cfg.run_dir, err, sizeof(err)))
+		log_err("%s; starvctl advise will not see this starvd's episodes",
+			err);
+	else
+		report_keep_episodes(&d->episodes);
 }
 
 /* A holder stack's JSON line, then its text, for starvctl stacks. */
@@ -683,6 +690,8 @@ static int stop(struct starvd *d)
 		boost_stop_all(&d->booster);
 		if (d->status_path[0])
 			unlink(d->status_path);
+		report_keep_episodes(NULL);
+		episodes_close(&d->episodes);
 		booster_free(&d->booster);
 		detect_free(&d->detect);
 		detect_result_free(&d->result);
@@ -762,7 +771,7 @@ static int start(struct starvd *d)
 
 int main(int argc, char **argv)
 {
-	struct starvd d = { .sfd = -1 };
+	struct starvd d = { .sfd = -1, .episodes.fd = -1 };
 	int sig, status = EXIT_FAILURE;
 	char err[1024];
 

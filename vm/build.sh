@@ -41,7 +41,7 @@ arm64)
 	export PKG_CONFIG_SYSROOT_DIR=$root
 	export PKG_CONFIG_LIBDIR=$root/usr/lib/aarch64-linux-gnu/pkgconfig:$root/usr/share/pkgconfig
 	# Without libdw: starvd unwinds user stacks on x86_64 only
-	# (user/stack.c); test_stacks skips what needs user frames.
+	# (user/stack_unwind.c); test_stacks skips what needs user frames.
 	mk=(all "$o/lockwait.bpf.o" AR=aarch64-linux-gnu-ar LIBDW=0)
 	selftest_libs=(STRIP=aarch64-linux-gnu-strip
 		LDLIBS="-lbpf -lelf -lz -lnl-genl-3 -lnl-3 -lcap -ljson-c -lm -lpthread")

@@ -15,7 +15,8 @@
 #
 # test: without a daemon no lookup completes during the busy loop; with
 # starvd (its defaults except -t 2 -d 1: not pinned) they keep coming,
-# in both halves of the busy loop;
+# in both halves of the busy loop; starvctl advise's command, run, moves
+# the IRQ off CPU 1 and ends the starvation;
 # a boost that did not let it progress is followed by an escalation; once
 # the busy loop is over every escalated task is back at the configured
 # runtime; nothing is left boosted. Checked by counts, never times.
@@ -318,6 +319,34 @@ ok $? "the HRTICK_DL scheduler feature is back as it was (${hrtick_before:-absen
 esc_lookups=$lookups esc_longest=$longest esc_victim=$victim
 esc_boosts=$boosts esc_esc=$esc
 esc_max=$(sed -n 's/.*"max_runtime_ns":\([0-9]*\).*/\1/p' $W/esc.status)
+
+# The cure: from the episodes of the case above, starvctl advise says to
+# move the IRQ off CPU 1 and prints the command; run as printed, it ends
+# the starvation: under the same busy loop the lookups keep completing,
+# and starvd reports no starvation of the IRQ thread and boosts it not
+# once.
+if [ "$mode" = test ]; then
+	"$BIN/starvctl" --run-dir $RUN advise >$W/advise.txt 2>&1
+	sed 's/^/#   /' $W/advise.txt
+	cure=$(grep -x "echo [0-9,-]* > /proc/irq/$irq/smp_affinity_list" $W/advise.txt)
+	[ -n "$cure" ]
+	ok $? "starvctl advise says to move IRQ $irq off CPU 1, with the command: $cure"
+	sh -c "$cure"
+	i=0
+	until irq_on 0 || [ $i -ge 100 ]; do
+		ls / >/dev/null
+		sleep 0.1
+		i=$((i + 1))
+	done
+	irq_on 0
+	ok $? "the command moved IRQ $irq and its thread to CPU 0"
+	run_case cured
+	[ "$first_half" -gt 0 ] && [ "$second_half" -gt 0 ]
+	ok $? "cured: lookups kept completing under the same busy loop ($first_half in its first half, $second_half in its second)"
+	[ "$(events cured starving "$irqtid")" = 0 ] &&
+		[ "$(events cured boost "$irqtid")" = 0 ]
+	ok $? "cured: starvd reports no starvation of $irqcomm and boosts it not once"
+fi
 
 if [ "$mode" = bench ]; then
 	run_case noesc --no-escalation
