@@ -45,7 +45,8 @@ USER_OBJS	:= util cpuset sched_attr options log task_list backend \
 		   stack_sample stack_unwind stack_render \
 		   run_dir task_id holder capset task_cgroup task_role episodes advise
 # The booster's modules beside boost.c and fifo_worker.c.
-USER_OBJS	+= fifo_policy
+USER_OBJS	+= fifo_policy boost_debt boost_escalation boost_refusal \
+		   boost_restore boost_status
 ifeq ($(BPF),1)
 USER_OBJS	+= backend_bpf
 LDLIBS		+= -lbpf -lelf -lz

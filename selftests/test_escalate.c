@@ -4,11 +4,13 @@
  * the runtime grows, where it stops, when it comes back; the context
  * switch count of a boost never wraps (a task gone at the end must not
  * read as "18446744073709551613 context switches"); the SCHED_DEADLINE
- * overrun debt; the SCHED_FIFO emulation's looks and priority
- * (user/fifo_policy.c); the HRTICK_DL feature parser (user/hrtick.c).
+ * overrun debt (user/boost_debt.c); the SCHED_FIFO emulation's looks and
+ * priority (user/fifo_policy.c); the HRTICK_DL feature parser
+ * (user/hrtick.c).
  */
 #include "kselftest_harness.h"
 
+#include "boost_debt.h"
 #include "escalate.h"
 #include "fifo_policy.h"
 #include "hrtick.h"

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
 #include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "boost.h"
+#include "boost_refusal.h"
 #include "daemon.h"
 #include "escape.h"
 #include "event.h"
@@ -37,7 +37,7 @@ void booster_init(struct booster *b, const struct boost_params *p,
 	memset(b, 0, sizeof(*b));
 	b->p = *p;
 	b->journal = j;
-	b->esc = (struct escalate_policy) {
+	b->esc.policy = (struct escalate_policy) {
 		.enabled = !p->no_escalation,
 		.base_ns = p->runtime_ns,
 		.cap_ns = escalate_default_cap(p->runtime_ns, p->period_ns),
@@ -71,125 +71,30 @@ void booster_free(struct booster *b)
 	for (i = 0; i < b->n; i++)
 		task_id_close(&b->v[i].id);
 	free(b->v);
-	free(b->esc_v);
-	free(b->debt_v);
 	b->v = NULL;
-	b->esc_v = NULL;
-	b->debt_v = NULL;
-	b->n = b->cap = b->esc_n = b->esc_cap = 0;
-	b->debt_n = b->debt_cap = 0;
+	b->n = b->cap = 0;
+	escalations_free(&b->esc);
+	dl_debts_free(&b->debts);
 }
 
-/* Forget expired debts; the one of @tid, if it still runs. */
-static struct dl_debt *find_debt(struct booster *b, uint32_t tid,
-				 uint64_t start_time, uint64_t now)
-{
-	struct dl_debt *found = NULL;
-	size_t i = 0;
-
-	while (i < b->debt_n) {
-		struct dl_debt *d = &b->debt_v[i];
-
-		if (d->until_ns <= now ||
-		    (d->tid == tid && d->start_time != start_time)) {
-			*d = b->debt_v[--b->debt_n];
-			continue;
-		}
-		if (d->tid == tid)
-			found = d;
-		i++;
-	}
-	return found;
-}
-
-/* @bo's task uses the emulation until @until (if later than recorded). */
-static void add_debt(struct booster *b, const struct boost *bo,
-		     uint64_t until, enum dl_wait why, uint64_t now)
-{
-	struct dl_debt *d = find_debt(b, bo->task.tid, bo->id.start_time, now);
-
-	if (!d) {
-		grow_array((void **)&b->debt_v, &b->debt_cap, b->debt_n + 1,
-			   sizeof(*b->debt_v));
-		d = &b->debt_v[b->debt_n++];
-		*d = (struct dl_debt) {
-			.tid = bo->task.tid,
-			.start_time = bo->id.start_time,
-		};
-	}
-	if (until > d->until_ns) {
-		d->until_ns = until;
-		d->why = why;
-		d->said = false;
-	}
-}
-
-/* When @bo began: every boost lasts -d. */
-static uint64_t boost_began(const struct booster *b, const struct boost *bo)
-{
-	return bo->end_ns - b->p.duration_ns;
-}
-
-/*
- * After a SCHED_DEADLINE boost: until when its CBS state lasts (longer if
- * it overran), or, if the kernel did not run it at all, when to try again.
- */
+/* After a SCHED_DEADLINE boost: what its task owes (boost_debt.h). */
 static void note_debt(struct booster *b, const struct boost *bo,
 		      const struct boost_delta *delta, uint64_t now)
 {
-	uint64_t start = boost_began(b, bo), until;
-
 	if (bo->fifo)
 		return;
-	until = dl_unserved_until(delta, now);
-	if (until) {
-		add_debt(b, bo, until, DL_WAIT_UNSERVED, now);
-		return;
-	}
-	until = dl_debt_until(start, now, delta->ran_ns, bo->runtime_ns,
-			      b->p.period_ns);
-	if (until) {
-		add_debt(b, bo, until, DL_WAIT_DEBT, now);
-		return;
-	}
-	until = dl_state_until(start, delta->ran_ns, bo->runtime_ns,
-			       b->p.period_ns);
-	if (until > now)
-		add_debt(b, bo, until, DL_WAIT_STATE, now);
-}
-
-static struct escalation *find_escalation(const struct booster *b,
-					  uint32_t tid)
-{
-	size_t i;
-
-	for (i = 0; i < b->esc_n; i++)
-		if (b->esc_v[i].task.tid == tid)
-			return &b->esc_v[i];
-	return NULL;
+	dl_debt_note(&b->debts, &bo->id, boost_began(b, bo), bo->runtime_ns,
+		     b->p.period_ns, delta, now);
 }
 
 bool boost_take_again(struct booster *b, uint32_t tid)
 {
-	struct escalation *e = find_escalation(b, tid);
-
-	if (!e || !e->again)
-		return false;
-	e->again = false;
-	return true;
+	return escalation_take_again(&b->esc, tid);
 }
 
 void boost_again_clear(struct booster *b)
 {
-	size_t i;
-
-	for (i = 0; i < b->esc_n; i++)
-		b->esc_v[i].again = false;
-}
-
-static void drop_escalation(struct booster *b, struct escalation *e)
-{
-	*e = b->esc_v[--b->esc_n];
+	escalation_again_clear(&b->esc);
 }
 
 bool boost_active(const struct booster *b, uint32_t tid)
@@ -200,41 +105,6 @@ bool boost_active(const struct booster *b, uint32_t tid)
 		if (b->v[i].task.tid == tid)
 			return true;
 	return false;
-}
-
-static void journal_entry_of(const struct boost *bo, struct journal_entry *e)
-{
-	memset(e, 0, sizeof(*e));
-	e->tid = bo->task.tid;
-	e->start_time = bo->id.start_time;
-	memcpy(e->comm, bo->task.comm, sizeof(e->comm) - 1);
-	e->saved = bo->saved;
-	e->applied = bo->applied;
-}
-
-/* Before any change of the policy: a crash never loses a boost. */
-static int journal_boost(struct booster *b, struct boost *bo)
-{
-	struct journal_entry e;
-	int ret;
-
-	if (!b->journal)
-		return 0;
-	journal_entry_of(bo, &e);
-	ret = journal_add(b->journal, &e);
-	if (ret) {
-		log_err("cannot journal the boost of pid %u (%s): %s; not boosting",
-			bo->task.tid, esc_name(bo->task.comm), strerror(-ret));
-		bo->unjournaled = true;
-	}
-	return ret;
-}
-
-/* A change of @tid's task that went to a task that reused its tid. */
-static void log_reused(pid_t tid, const char *comm)
-{
-	log_msg("pid %d (%s) exited while starvd changed its scheduling attributes, and another task took its pid: that task is back to its own attributes",
-		tid, esc_name(comm));
 }
 
 /* -ESTALE (task_id.h) logged, and the task gone: -ESRCH. */
@@ -248,10 +118,13 @@ static int gone_if_reused(const struct boost *bo, int ret)
 
 static int apply(struct booster *b, struct boost *bo)
 {
-	int ret = journal_boost(b, bo);
+	int ret = journal_boost(b->journal, &bo->task, &bo->id, &bo->saved,
+				&bo->applied);
 
-	if (ret)
+	if (ret) {
+		bo->unjournaled = true;
 		return ret;
+	}
 	ret = gone_if_reused(bo, task_id_change(&bo->id, NULL, &bo->applied));
 	if (ret > 0)
 		ret = 0;
@@ -271,26 +144,6 @@ static void log_boost(const struct booster *b, const struct boost *bo)
 	};
 
 	event_log(&ev);
-}
-
-/* What to do about a refused sched_setattr(), for the log. */
-static const char *setattr_hint(int err)
-{
-	switch (err) {
-	case -EBUSY:
-		return " (SCHED_DEADLINE admission control: not enough bandwidth left; lower -r/--boost_runtime or raise -p/--boost_period)";
-	case -EPERM:
-		return " (starvd needs CAP_SYS_NICE; SCHED_DEADLINE also needs the task's affinity to span its root domain while RT throttling is on)";
-	case -ERANGE:
-		return " (no SCHED_FIFO priority is above both the task's own and the one of the task holding its CPU and, on starvd's only CPU, below starvd's own, where starvd must preempt a raised task to lower it: pin starvd to a housekeeping CPU with -a, or raise its --priority)";
-	default:
-		return "";
-	}
-}
-
-static unsigned int refusal_bit(int err)
-{
-	return err == -EPERM ? 1 : err == -EBUSY ? 2 : 4;
 }
 
 static int start_deadline(struct booster *b, struct boost *bo)
@@ -409,70 +262,6 @@ static int start_fifo(struct booster *b, struct boost *bo, int holder_prio,
 	return apply(b, bo);
 }
 
-/* -r, or more for a task whose last boosts did not let it progress. */
-static uint64_t runtime_for(struct booster *b, const struct boost *bo)
-{
-	struct escalation *e = find_escalation(b, bo->task.tid);
-
-	if (!e)
-		return b->p.runtime_ns;
-	if (e->start_time != bo->id.start_time) {	/* the tid was reused */
-		drop_escalation(b, e);
-		return b->p.runtime_ns;
-	}
-	return e->runtime_ns;
-}
-
-/* One line per escalation: this boost gets more than the last one. */
-static void log_escalation(struct booster *b, const struct boost *bo)
-{
-	const struct escalation *e = find_escalation(b, bo->task.tid);
-	struct event ev = {
-		.kind = EVENT_ESCALATE, .task = bo->task,
-	};
-
-	if (!e || bo->runtime_ns <= e->last_ns)
-		return;
-	b->nr_escalations++;
-	ev.escalate.runtime_ns = bo->runtime_ns;
-	ev.escalate.previous_ns = e->last_ns;
-	ev.escalate.base_ns = b->p.runtime_ns;
-	ev.escalate.cap_ns = b->esc.cap_ns;
-	ev.escalate.period_ns = b->p.period_ns;
-	event_log(&ev);
-}
-
-/* After a boost: what the next one of this task gets (escalate.h). */
-static void update_escalation(struct booster *b, const struct boost *bo,
-			      enum boost_outcome outcome, uint64_t now)
-{
-	struct escalation *e = find_escalation(b, bo->task.tid);
-	uint64_t next = escalate_next(&b->esc, bo->runtime_ns, outcome);
-
-	if (next <= b->p.runtime_ns) {
-		if (e)
-			drop_escalation(b, e);
-		return;
-	}
-	if (!e) {
-		grow_array((void **)&b->esc_v, &b->esc_cap, b->esc_n + 1,
-			   sizeof(*b->esc_v));
-		e = &b->esc_v[b->esc_n++];
-		memset(e, 0, sizeof(*e));
-	}
-	e->task = bo->task;
-	e->start_time = bo->id.start_time;
-	e->runtime_ns = next;
-	e->last_ns = bo->runtime_ns;
-	e->end_ns = now;
-	/*
-	 * Escalated: the task is still behind on its work and its next boost
-	 * gets more, so it gets it now, not a threshold later. At the cap
-	 * the threshold paces the boosts again.
-	 */
-	e->again = outcome == OUTCOME_NO_PROGRESS && next > bo->runtime_ns;
-}
-
 /*
  * How long after its boost a task still starving is found again: its wait
  * restarted at the latest when the boost ended; the rest is slack.
@@ -485,26 +274,8 @@ static uint64_t keep_up_window(const struct booster *b)
 /* Escalated tasks not found starving again keep up: back to -r. */
 static int expire_escalations(struct booster *b, uint64_t now)
 {
-	size_t i = 0;
-	int n = 0;
-
-	while (i < b->esc_n) {
-		struct escalation *e = &b->esc_v[i];
-		struct event ev = {
-			.kind = EVENT_DEESCALATE, .task = e->task,
-			.deescalate.runtime_ns = b->p.runtime_ns,
-		};
-
-		if (boost_active(b, e->task.tid) ||
-		    !escalate_kept_up(e->end_ns, now, keep_up_window(b))) {
-			i++;
-			continue;
-		}
-		event_log(&ev);
-		drop_escalation(b, e);
-		n++;
-	}
-	return n;
+	return escalation_expire(&b->esc, keep_up_window(b), boost_active, b,
+				 now);
 }
 
 /*
@@ -542,7 +313,8 @@ static int save_task(struct booster *b, const struct starvd_task *t,
 	}
 	task_progress(t->tid, &bo->before);
 	bo->end_ns = now + b->p.duration_ns;
-	bo->runtime_ns = runtime_for(b, bo);
+	bo->runtime_ns = escalation_runtime(&b->esc, bo->task.tid,
+					    bo->id.start_time);
 	return 0;
 }
 
@@ -550,48 +322,9 @@ static int save_task(struct booster *b, const struct starvd_task *t,
 static bool deadline_allowed(struct booster *b, const struct boost *bo,
 			     uint64_t now)
 {
-	struct dl_debt *debt;
-
 	if (b->p.force_fifo || b->dl_unavailable)
 		return false;
-	debt = find_debt(b, bo->task.tid, bo->id.start_time, now);
-	if (!debt)
-		return true;
-	if (!debt->said && debt->why == DL_WAIT_UNSERVED)
-		log_msg("pid %u (%s) was not run at all during its last SCHED_DEADLINE boost, though runnable (the kernel kept it throttled from an earlier boost): boosting it with SCHED_FIFO emulation for %.0f s",
-			bo->task.tid, esc_name(bo->task.comm),
-			(double)(debt->until_ns - now) / NSEC_PER_SEC);
-	else if (!debt->said && debt->why == DL_WAIT_DEBT)
-		log_msg("pid %u (%s) overran its last SCHED_DEADLINE boost and owes the kernel that time for %.0f s (its deadline moved overrun/runtime periods ahead; HRTICK_DL prevents it): boosting it with SCHED_FIFO emulation until then",
-			bo->task.tid, esc_name(bo->task.comm),
-			(double)(debt->until_ns - now) / NSEC_PER_SEC);
-	debt->said = true;
-	return false;
-}
-
-/* Neither policy could be applied: one line for both attempts. */
-static void log_not_boosted(const struct starvd_task *t, int dl_ret,
-			    int ret)
-{
-	if (dl_ret && dl_ret != ret)
-		log_err("cannot boost pid %u (%s): SCHED_DEADLINE: %s, SCHED_FIFO: %s%s",
-			t->tid, esc_name(t->comm), strerror(-dl_ret), strerror(-ret),
-			setattr_hint(ret));
-	else
-		log_err("cannot boost pid %u (%s): %s%s", t->tid, esc_name(t->comm),
-			strerror(-ret), setattr_hint(ret));
-}
-
-/* Said once per reason (EBUSY: again after a boost that worked). */
-static void log_deadline_refused(struct booster *b,
-				 const struct starvd_task *t, int dl_ret)
-{
-	if (!dl_ret || b->dl_unavailable ||
-	    (b->dl_refusals_logged & refusal_bit(dl_ret)))
-		return;
-	log_msg("SCHED_DEADLINE boost of pid %u (%s) refused: %s%s; using SCHED_FIFO emulation for it and for the next ones refused this way",
-		t->tid, esc_name(t->comm), strerror(-dl_ret), setattr_hint(dl_ret));
-	b->dl_refusals_logged |= refusal_bit(dl_ret);
+	return !dl_debt_owed(&b->debts, &bo->id, bo->task.comm, now);
 }
 
 /* @bo is applied: track it until it ends. */
@@ -602,7 +335,7 @@ static void add_boost(struct booster *b, const struct boost *bo)
 	b->nr_boosts++;
 	if (bo->runtime_ns > b->max_runtime_ns)
 		b->max_runtime_ns = bo->runtime_ns;
-	log_escalation(b, bo);
+	escalation_log(&b->esc, &bo->task, bo->runtime_ns, b->p.period_ns);
 	log_boost(b, bo);
 }
 
@@ -642,7 +375,8 @@ int boost_start(struct booster *b, const struct starvd_task *t,
 		log_not_boosted(t, dl_ret, ret);
 		goto failed;
 	}
-	log_deadline_refused(b, t, dl_ret);
+	log_deadline_refused(&b->dl_refusals_logged, b->dl_unavailable, t,
+			     dl_ret);
 	add_boost(b, &bo);
 	return 0;
 
@@ -656,81 +390,6 @@ failed:
 	if (!b->n)
 		hrtick_boosting(&b->hrtick, false);
 	return ret;
-}
-
-/* Its attributes are neither ours nor its own: someone else's now. */
-static void log_changed(pid_t tid, const char *comm)
-{
-	log_msg("pid %d (%s) was changed by someone else during the boost: leaving it as it is",
-		tid, esc_name(comm));
-}
-
-int restore_task(const struct task_id *id, const char *comm,
-		 const struct sched_attr *saved,
-		 const struct sched_attr *applied, const char *why)
-{
-	pid_t tid = id->tid;
-	char to[64];
-	int ret;
-
-	/*
-	 * Exited: a zombie never runs again, and the kernel has already
-	 * taken a SCHED_DEADLINE task's bandwidth off at its death; changing
-	 * its policy now would take it off a second time. Gone, the tid
-	 * perhaps reused: task_id_change() changes nothing.
-	 */
-	if (task_exited(tid))
-		return -ESRCH;
-	ret = task_id_change(id, applied, saved);
-	switch (ret) {
-	case 0:
-		break;
-	case 1:
-		return 0;	/* back already */
-	case -ESRCH:
-		return ret;
-	case -ESTALE:
-		log_reused(tid, comm);
-		return -ESRCH;
-	case -EBUSY:
-		log_changed(tid, comm);
-		return ret;
-	default:
-		log_err("cannot restore pid %d (%s): %s", tid, esc_name(comm),
-			strerror(-ret));
-		return ret;
-	}
-	if (why) {
-		sched_attr_format(saved, to, sizeof(to));
-		log_msg("restored pid %d (%s) to %s (%s)", tid, esc_name(comm), to, why);
-	}
-	return 0;
-}
-
-/* A boost a killed starvd journaled: its task back, if it is the same. */
-static void restore_journaled(const struct journal_entry *e)
-{
-	struct task_id id;
-	int ret;
-
-	/* Journaled by a starvd that boosted tasks of unknown identity. */
-	if (!e->start_time) {
-		log_msg("pid %d (%s) from the boost journal has no start time: it cannot be told from a task that reused its pid, so it is left as it is (check it with \"chrt -p %d\")",
-			e->tid, esc_name(e->comm), e->tid);
-		return;
-	}
-	task_id_of(&id, e->tid, e->start_time);
-	ret = restore_task(&id, e->comm, &e->saved, &e->applied,
-			   "left boosted by a previous starvd");
-	if (ret == -ESRCH)
-		log_msg("pid %d (%s) from the boost journal is gone", e->tid,
-			esc_name(e->comm));
-}
-
-void boost_recover(struct journal *j, const char *run_dir)
-{
-	if (!journal_recover(j, restore_journaled))
-		hrtick_recover(run_dir);
 }
 
 /*
@@ -852,7 +511,8 @@ static bool finish(struct booster *b, size_t i, const char *why,
 	}
 	/* What the next boost of it gets: nothing after boost_stop_all(). */
 	if (!ret && !b->stopping) {
-		update_escalation(b, bo, d.outcome, now);
+		escalation_update(&b->esc, &bo->task, bo->id.start_time,
+				  bo->runtime_ns, d.outcome, now);
 		if (d.outcome != OUTCOME_UNKNOWN)
 			note_debt(b, bo, &d, now);
 	}
@@ -1000,8 +660,8 @@ static int check_served(struct booster *b, struct boost *bo, uint64_t now)
 		return 0;
 	}
 	bo->check_ns = 0;
-	add_debt(b, bo, until, why, now);
-	find_debt(b, bo->task.tid, bo->id.start_time, now)->said = true;
+	dl_debt_add(&b->debts, &bo->id, until, why, now);
+	dl_debt_find(&b->debts, &bo->id, now)->said = true;
 	if (why == DL_WAIT_UNSERVED)
 		log_msg("pid %u (%s) has not run at all since its SCHED_DEADLINE boost began, though runnable (the kernel keeps it throttled from an earlier boost): SCHED_FIFO emulation for the rest of this boost and for %.0f s",
 			bo->task.tid, esc_name(bo->task.comm),
@@ -1089,8 +749,8 @@ uint64_t boost_next_event(const struct booster *b)
 		if (t < next)
 			next = t;
 	}
-	for (i = 0; i < b->esc_n; i++) {
-		uint64_t t = b->esc_v[i].end_ns + keep_up_window(b);
+	for (i = 0; i < b->esc.n; i++) {
+		uint64_t t = b->esc.v[i].end_ns + keep_up_window(b);
 
 		if (t < next)
 			next = t;
@@ -1109,77 +769,6 @@ void boost_poll_ack(struct booster *b)
 
 	if (read(b->pool.done_fd, &n, sizeof(n)) < 0)
 		return;	/* EAGAIN: nothing to take */
-}
-
-/* Each boost in progress, for the status file. */
-static int list_boosts(const struct booster *b, struct daemon_status *s)
-{
-	size_t i;
-
-	s->nr_boosting = b->n;
-	s->boosting = calloc(b->n + 1, sizeof(*s->boosting));
-	if (!s->boosting)
-		return -ENOMEM;
-	for (i = 0; i < b->n; i++) {
-		const struct boost *bo = &b->v[i];
-		struct boost_info *bi = &s->boosting[i];
-
-		*bi = (struct boost_info) {
-			.tid = bo->task.tid,
-			.cpu = bo->task.cpu,
-			.start_ns = boost_began(b, bo),
-			.end_ns = bo->end_ns,
-		};
-		snprintf(bi->policy, sizeof(bi->policy), "%s",
-			 bo->fifo ? "SCHED_FIFO" : "SCHED_DEADLINE");
-		memcpy(bi->comm, bo->task.comm, sizeof(bi->comm) - 1);
-	}
-	return 0;
-}
-
-/* Tasks at an escalated runtime, for the status file. */
-static void list_escalations(const struct booster *b,
-			     struct daemon_status *s)
-{
-	size_t i;
-
-	s->cap_ns = b->esc.enabled ? b->esc.cap_ns : 0;
-	s->nr_escalations = b->nr_escalations;
-	s->max_runtime_ns = b->max_runtime_ns;
-	s->nr_escalated = 0;
-	s->escalated = calloc(b->esc_n + 1, sizeof(*s->escalated));
-	if (!s->escalated)
-		return;
-	for (i = 0; i < b->esc_n; i++) {
-		const struct escalation *e = &b->esc_v[i];
-
-		s->escalated[i] = (struct escalated_info) {
-			.tid = e->task.tid,
-			.cpu = e->task.cpu,
-			.runtime_ns = e->runtime_ns,
-		};
-		memcpy(s->escalated[i].comm, e->task.comm,
-		       sizeof(s->escalated[i].comm) - 1);
-	}
-	s->nr_escalated = b->esc_n;
-}
-
-int booster_status(const struct booster *b, struct daemon_status *s)
-{
-	if (list_boosts(b, s))
-		return -ENOMEM;
-	snprintf(s->boost_mode, sizeof(s->boost_mode), "%s",
-		 b->p.force_fifo || b->dl_unavailable ? "fifo" : "deadline");
-	list_escalations(b, s);
-	return 0;
-}
-
-void booster_status_free(struct daemon_status *s)
-{
-	free(s->boosting);
-	free(s->escalated);
-	s->boosting = NULL;
-	s->escalated = NULL;
 }
 
 void boost_stop_all(struct booster *b)

@@ -4,6 +4,9 @@
  * boost duration (or SCHED_FIFO raised for runtime every period, as an
  * emulation), then exactly the attributes sched_getattr() returned before.
  * Boosts of several tasks run concurrently, driven by the daemon's loop.
+ * What a boost leaves for the next one of its task is kept in the tables
+ * of boost_debt.h and boost_escalation.h; boost_restore.h puts a task
+ * back, also after a crash.
  */
 #ifndef STARVD_BOOST_H
 #define STARVD_BOOST_H
@@ -13,6 +16,9 @@
 
 #include <starvd/abi.h>
 
+#include "boost_debt.h"
+#include "boost_escalation.h"
+#include "boost_restore.h"
 #include "escalate.h"
 #include "fifo_worker.h"
 #include "hrtick.h"
@@ -45,38 +51,6 @@ struct boost {
 	struct progress_sample before;	/* at the start, see escalate.h */
 };
 
-/* A task whose next boost gets more than -r (escalate.h). */
-struct escalation {
-	struct starvd_task task;	/* as its last boost found it */
-	uint64_t start_time;		/* task identity, see journal */
-	uint64_t runtime_ns;		/* its next boost's runtime */
-	uint64_t last_ns;		/* runtime of its last boost */
-	uint64_t end_ns;		/* when its last boost ended */
-	bool again;			/* boost it again at once */
-};
-
-/*
- * Why a task's boosts use the SCHED_FIFO emulation until a given time
- * rather than SCHED_DEADLINE, which would give it nothing (escalate.h):
- * the CBS state of its last boost has not expired (said nowhere: routine
- * for a task starving again within a period or two), it overran that
- * boost and owes the kernel the time (a debt of up to hundreds of
- * seconds), or the kernel did not run it at all during a boost.
- */
-enum dl_wait {
-	DL_WAIT_STATE,
-	DL_WAIT_DEBT,
-	DL_WAIT_UNSERVED,
-};
-
-struct dl_debt {
-	uint32_t tid;
-	uint64_t start_time;		/* task identity */
-	uint64_t until_ns;
-	enum dl_wait why;
-	bool said;			/* logged */
-};
-
 struct boost_params {
 	uint64_t runtime_ns, period_ns, duration_ns;
 	bool force_fifo;
@@ -93,18 +67,22 @@ struct booster {
 	bool dl_unavailable;		/* kernel refused SCHED_DEADLINE */
 	unsigned int dl_refusals_logged;	/* EPERM 1, EBUSY 2, other 4 */
 	uint64_t nr_boosts, nr_failures;
-	struct escalate_policy esc;
-	struct escalation *esc_v;	/* tasks at an escalated runtime */
-	size_t esc_n, esc_cap;
-	uint64_t nr_escalations, max_runtime_ns;	/* granted so far */
+	struct escalations esc;
+	uint64_t max_runtime_ns;	/* granted so far */
 	struct hrtick hrtick;
-	struct dl_debt *debt_v;
-	size_t debt_n, debt_cap;
+	struct dl_debts debts;
 	bool stopping;			/* in boost_stop_all() */
 	struct fifo_pool pool;		/* the emulation's threads */
 	bool worker_refused;		/* said once */
 	uint64_t check_min_ns;		/* shortest emulation check, 0: none */
 };
+
+/* When @bo began: every boost lasts -d. */
+static inline uint64_t boost_began(const struct booster *b,
+				   const struct boost *bo)
+{
+	return bo->end_ns - b->p.duration_ns;
+}
 
 void booster_init(struct booster *b, const struct boost_params *p,
 		  struct journal *j);
@@ -154,23 +132,5 @@ void booster_status_free(struct daemon_status *s);
  * array: it keeps no escalation or debt for the tasks it restores.
  */
 void boost_stop_all(struct booster *b);
-
-/*
- * Put back what a killed starvd left boosted: the tasks its journal @j
- * lists, then HRTICK_DL (journaled in @run_dir). Start-up and --restore.
- */
-void boost_recover(struct journal *j, const char *run_dir);
-
-/*
- * Put the task of @id back to @saved if it still has @applied (or is
- * already at @saved). Logs what it did; used by the boosts and by journal
- * recovery. -ESRCH, quietly, if it has exited (even if not yet reaped) or
- * exits meanwhile, its tid reused or not (task_id.h; a task that reused
- * it during the change is put back, and said so); -EBUSY if someone else
- * changed it.
- */
-int restore_task(const struct task_id *id, const char *comm,
-		 const struct sched_attr *saved,
-		 const struct sched_attr *applied, const char *why);
 
 #endif

@@ -45,30 +45,3 @@ bool escalate_kept_up(uint64_t end_ns, uint64_t now_ns, uint64_t window_ns)
 {
 	return now_ns >= end_ns && now_ns - end_ns >= window_ns;
 }
-
-uint64_t dl_state_until(uint64_t start_ns, uint64_t ran_ns,
-			uint64_t runtime_ns, uint64_t period_ns)
-{
-	uint64_t periods;
-
-	if (!runtime_ns || !ran_ns)
-		return 0;
-	periods = ran_ns / runtime_ns + (ran_ns % runtime_ns != 0);
-	return start_ns + periods * period_ns + DL_STATE_SLACK_NS;
-}
-
-uint64_t dl_debt_until(uint64_t start_ns, uint64_t end_ns, uint64_t ran_ns,
-		       uint64_t runtime_ns, uint64_t period_ns)
-{
-	uint64_t until = dl_state_until(start_ns, ran_ns, runtime_ns,
-					period_ns);
-
-	return until > end_ns + period_ns + DL_STATE_SLACK_NS ? until : 0;
-}
-
-uint64_t dl_unserved_until(const struct boost_delta *d, uint64_t now)
-{
-	if (d->outcome == OUTCOME_UNKNOWN || d->ran_ns || d->switches)
-		return 0;
-	return now + DL_UNSERVED_NS;
-}

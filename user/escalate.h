@@ -78,45 +78,4 @@ uint64_t escalate_next(const struct escalate_policy *p, uint64_t cur_ns,
  */
 bool escalate_kept_up(uint64_t end_ns, uint64_t now_ns, uint64_t window_ns);
 
-/*
- * A SCHED_DEADLINE task that ran @ran_ns from @start_ns with @runtime_ns
- * per @period_ns has its CBS deadline at least ceil(ran/runtime) periods
- * after the start, and the kernel keeps that state (deadline, remaining
- * runtime, the throttle) after a change of policy until its 0-lag time,
- * no later than that deadline if the task had runtime left. (One
- * restored while throttled, its runtime overrun by r, keeps it r * 2^20
- * past that deadline: the zero-bandwidth step of
- * sched_setattr_leave_deadline(). A boost then is served a period late,
- * or not at all, which dl_unserved_until() catches.) A new
- * SCHED_DEADLINE boost before then is served late or not at all
- * (docs/kernel-behaviours.md, "A task left throttled is not enqueued
- * again"). Returns when that state has expired, with DL_STATE_SLACK_NS
- * for the kernel's own clock read and timer; 0 if the task never ran.
- */
-#define DL_STATE_SLACK_NS	10000000ULL	/* 10 ms */
-uint64_t dl_state_until(uint64_t start_ns, uint64_t ran_ns,
-			uint64_t runtime_ns, uint64_t period_ns);
-
-/*
- * What it ran beyond its runtime (an overrun, e.g. to the next tick
- * without HRTICK_DL) moves that deadline further: a debt of overrun /
- * runtime periods (a 4 ms tick over a 20 us runtime: 200 s). The state's
- * expiry (dl_state_until()) if later than @end_ns plus one period (the
- * usual CBS state at the end of a boost), else 0.
- */
-uint64_t dl_debt_until(uint64_t start_ns, uint64_t end_ns, uint64_t ran_ns,
-		       uint64_t runtime_ns, uint64_t period_ns);
-
-/*
- * A SCHED_DEADLINE boost after which the task, runnable all along, had
- * not run at all (no CPU time, no context switch): the kernel did not
- * serve it, as it does not a task an earlier boost left throttled
- * (docs/kernel-behaviours.md, "A task left throttled is not enqueued
- * again"). Such a task is boosted with SCHED_FIFO emulation for
- * DL_UNSERVED_NS, then SCHED_DEADLINE is tried again. Returns until
- * when (@now + DL_UNSERVED_NS), or 0 if the boost was served.
- */
-#define DL_UNSERVED_NS	60000000000ULL	/* 60 s */
-uint64_t dl_unserved_until(const struct boost_delta *d, uint64_t now);
-
 #endif
