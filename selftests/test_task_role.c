@@ -130,6 +130,31 @@ TEST_F(proc, rcuc_and_the_command_line)
 	EXPECT_EQ(ROLE_USER, r.kind);
 }
 
+/* A kworker's /proc comm names the workqueue of its last work. */
+TEST_F(proc, kworker_and_its_workqueue)
+{
+	struct starvd_task t = named(53, "kworker/1:1", 1);
+	struct task_role r;
+	char dir[512];
+
+	task(self->dir, 53, t.comm, KTHREAD_FLAGS);
+	snprintf(dir, sizeof(dir), "%s/53", self->dir);
+	put(dir, "comm", "kworker/1:1-mm_percpu_wq\n");
+	ASSERT_EQ(0, task_role_read(self->dir, &t, &r));
+	EXPECT_EQ(ROLE_KWORKER, r.kind);
+	EXPECT_STREQ("mm_percpu_wq", r.workqueue);
+	EXPECT_TRUE(strstr(r.about, "(workqueue of its last work: mm_percpu_wq)") != NULL)
+		TH_LOG("%s", r.about);
+	/* Running one: "+"; a name's bytes are escaped. */
+	put(dir, "comm", "kworker/1:1+ev\x1bnts\n");
+	ASSERT_EQ(0, task_role_read(self->dir, &t, &r));
+	EXPECT_STREQ("ev\\x1bnts", r.workqueue);
+	/* None yet: nothing said of it. */
+	put(dir, "comm", "kworker/1:1\n");
+	ASSERT_EQ(0, task_role_read(self->dir, &t, &r));
+	EXPECT_STREQ("", r.workqueue);
+}
+
 TEST(kinds)
 {
 	EXPECT_EQ(ROLE_KWORKER, task_role_kind("kworker/1:2", true));

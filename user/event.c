@@ -205,6 +205,8 @@ static void put_role(struct json_object *o, const struct task_role *r)
 		json_put_str(ro, "kind", task_role_name(r->kind));
 		if (r->about[0])
 			json_put_str(ro, "about", r->about);
+		if (r->workqueue[0])
+			json_put_str(ro, "workqueue", r->workqueue);
 		if (r->kind == ROLE_IRQ) {
 			json_put_int(ro, "irq", r->irq);
 			json_put_str(ro, "irq_actions", r->actions);

@@ -128,14 +128,17 @@ void task_role_explain(struct task_role *r, int cpu, const char *cmdline)
 		break;
 	case ROLE_KWORKER:
 		snprintf(r->about, sizeof(r->about),
-			 "per-CPU workqueue worker: work queued on CPU %d cannot move; %s, %s",
+			 "per-CPU workqueue worker%s%s%s: work queued on CPU %d cannot move; %s, %s",
+			 r->workqueue[0] ? " (workqueue of its last work: " : "",
+			 r->workqueue, r->workqueue[0] ? ")" : "",
 			 cpu, listed(cmdline, "isolcpus", cpu, a, sizeof(a)),
 			 listed(cmdline, "nohz_full", cpu, b, sizeof(b)));
 		break;
 	case ROLE_KWORKER_UNBOUND:
 		snprintf(r->about, sizeof(r->about),
-			 "unbound workqueue worker: /sys/devices/virtual/workqueue/cpumask keeps them off CPU %d",
-			 cpu);
+			 "unbound workqueue worker%s%s%s: /sys/devices/virtual/workqueue/cpumask keeps them off CPU %d",
+			 r->workqueue[0] ? " (workqueue of its last work: " : "",
+			 r->workqueue, r->workqueue[0] ? ")" : "", cpu);
 		break;
 	case ROLE_KSOFTIRQD:
 		snprintf(r->about, sizeof(r->about),
@@ -226,6 +229,25 @@ static void irq_details(const char *proc, struct task_role *r,
 		r->effective[0] = '\0';
 }
 
+/*
+ * A kworker's /proc/TID/comm (not its task comm) ends in "-" and the name
+ * of the workqueue of the work item it runs or last ran (the kernel's
+ * wq_worker_comm()): "kworker/1:2-mm_percpu_wq", "kworker/1:2+events"
+ * while it runs one.
+ */
+static void worker_queue(const char *proc, uint32_t tid, struct task_role *r)
+{
+	char path[128], comm[128];
+	const char *q;
+
+	snprintf(path, sizeof(path), "%s/%u/comm", proc, tid);
+	if (read_line(path, comm, sizeof(comm)) < 0)
+		return;
+	q = comm + strcspn(comm, "-+");
+	if (*q && q[1])
+		str_escape(q + 1, r->workqueue, sizeof(r->workqueue));
+}
+
 int task_role_read(const char *proc, const struct starvd_task *t,
 		   struct task_role *r)
 {
@@ -247,6 +269,8 @@ int task_role_read(const char *proc, const struct starvd_task *t,
 		return 0;
 	if (r->kind == ROLE_IRQ)
 		irq_details(proc, r, t->comm);
+	if (r->kind == ROLE_KWORKER || r->kind == ROLE_KWORKER_UNBOUND)
+		worker_queue(proc, t->tid, r);
 	snprintf(path, sizeof(path), "%s/cmdline", proc);
 	if (read_line(path, cmdline, sizeof(cmdline)) < 0)
 		cmdline[0] = '\0';

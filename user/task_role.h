@@ -5,7 +5,9 @@
  * ktimers/N, ...), for an IRQ thread the IRQ's number, its actions'
  * device names and its configured and effective affinity, and one line
  * saying what the thread serves and whether the kernel command line
- * already moves or offloads that work for the task's CPU.
+ * already moves or offloads that work for the task's CPU. For a kworker,
+ * the workqueue of the work item it runs or last ran (its /proc comm);
+ * the work still pending on its pool is not read.
  *
  * A user task may give itself any name ("irq/25-x"): a name says what a
  * thread is only if the kernel marks the task a kernel thread (PF_KTHREAD
@@ -41,6 +43,7 @@ struct task_role {
 	char actions[128];		/* ROLE_IRQ: escaped, ","-separated */
 	char affinity[64];		/* ROLE_IRQ: smp_affinity_list */
 	char effective[64];		/* ROLE_IRQ: effective_affinity_list */
+	char workqueue[64];		/* kworkers: of the last work, escaped */
 	char about[512];		/* what it serves; "" for ROLE_USER */
 };
 
