@@ -44,6 +44,26 @@ static void per_cpu_counter(FILE *f, const struct daemon_status *d,
 	}
 }
 
+/* Only the CPUs and kinds seen: kinds are few, a machine's CPUs many. */
+static void episode_counter(FILE *f, const struct daemon_status *d)
+{
+	const struct kind_count *k;
+	int i, j;
+
+	header(f, "starvd_starving_episodes_total", "counter",
+	       "Starvation episodes (one wait of one task), by CPU and kind of task.");
+	for (i = 0; i < d->nr_cpus; i++)
+		for (j = 0; j < STATUS_KINDS; j++) {
+			k = &d->cpu[i].episodes[j];
+			if (!k->kind[0])
+				continue;
+			fprintf(f, "starvd_starving_episodes_total{cpu=\"%d\",kind=\"",
+				i);
+			label(f, k->kind);
+			fprintf(f, "\"} %" PRIu64 "\n", k->n);
+		}
+}
+
 static void daemon_metrics(FILE *f, const struct daemon_status *d,
 			   const struct cpuset *online)
 {
@@ -68,6 +88,7 @@ static void daemon_metrics(FILE *f, const struct daemon_status *d,
 	per_cpu_counter(f, d, online, "starvd_starvation_events_total",
 			"Tasks found starving, by CPU.",
 			offsetof(struct cpu_stats, starving));
+	episode_counter(f, d);
 	per_cpu_counter(f, d, online, "starvd_boosts_total",
 			"Boosts given to starving tasks, by CPU.",
 			offsetof(struct cpu_stats, boosts));

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "options.h"
 #include "report.h"
+#include "status_file.h"
 #include "task_cgroup.h"
 #include "task_role.h"
 #include "util.h"
@@ -66,9 +67,19 @@ static void keep(const struct event *ev)
 	}
 }
 
+/* What the views show of the task the report read @role and @cg of. */
+static void what_of(const struct task_role *role,
+		    const struct task_cgroup *cg, struct task_what *w)
+{
+	snprintf(w->kind, sizeof(w->kind), "%s",
+		 role ? task_role_name(role->kind) : "unknown");
+	w->irq = role && role->kind == ROLE_IRQ ? role->irq : -1;
+	snprintf(w->cgroup, sizeof(w->cgroup), "%s", cg ? cg->path : "");
+}
+
 void report_starving(const struct starvd_task *t, uint64_t read_time_ns,
 		     const struct starvd_task *holder, bool log_only,
-		     bool kstack)
+		     bool kstack, struct task_what *what)
 {
 	struct event ev = {
 		.kind = EVENT_STARVING, .task = *t,
@@ -92,6 +103,7 @@ void report_starving(const struct starvd_task *t, uint64_t read_time_ns,
 	}
 	event_log(&ev);
 	keep(&ev);
+	what_of(ev.starving.role, ev.starving.cgroup, what);
 }
 
 void report_ignored(const struct starvd_task *t, const char *pcomm)

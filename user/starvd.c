@@ -33,6 +33,7 @@
 #include "report.h"
 #include "run_dir.h"
 #include "stack.h"
+#include "starved.h"
 #include "status_file.h"
 #include "throttle.h"
 #include "util.h"
@@ -49,6 +50,7 @@ struct starvd {
 	struct task_list tasks;
 	struct starvd_cpu *cpus;	/* per CPU: its task (curr), waiters */
 	struct cpu_stats *stats;	/* per CPU, for starvctl */
+	struct starved starved;		/* what they were, for starvctl */
 	uint64_t next_read_ns;
 	uint64_t nr_reads, nr_starving;
 	struct read_retry retry;	/* failed reads: backoff, logs */
@@ -159,7 +161,8 @@ static void handle_starving(struct starvd *d, const struct starvd_task *t,
 			    uint64_t now)
 {
 	const struct starvd_task *h = NULL;
-	struct cpu_stats none, *st = cpu_stats_of(d, t, &none);
+	struct cpu_stats none = { 0 }, *st = cpu_stats_of(d, t, &none);
+	struct task_what what;
 	char pcomm[64];
 	enum ignore_match ign = ignored(&d->cfg, t, pcomm, sizeof(pcomm));
 
@@ -168,7 +171,8 @@ static void handle_starving(struct starvd *d, const struct starvd_task *t,
 	st->starving++;
 	d->status_dirty = true;
 	report_starving(t, d->tasks.read_time_ns, h, d->cfg.log_only,
-			d->cfg.kstack);
+			d->cfg.kstack, &what);
+	starved_report(&d->starved, st, t, d->tasks.read_time_ns, &what);
 	request_stack(d, t, h);
 	/* As stalld: reported, then said why not boosted, once an episode. */
 	if (ign) {
@@ -201,11 +205,20 @@ static void publish_status(struct starvd *d)
 		.nr_cpus = d->backend.nr_cpus,
 		.cpu = d->stats,
 	};
+	const struct task_what *w;
+	size_t i;
 	int ret;
 
 	d->status_dirty = false;
 	if (!d->status_path[0] || booster_status(&d->booster, &s))
 		return;
+	for (i = 0; i < s.nr_boosting; i++) {
+		w = starved_find(&d->starved, s.boosting[i].tid);
+		if (w)
+			s.boosting[i].what = *w;
+		else
+			s.boosting[i].what.irq = -1;
+	}
 	snprintf(s.version, sizeof(s.version), "%s", STARVD_VERSION);
 	snprintf(s.backend, sizeof(s.backend), "%s",
 		 d->backend.display_name);

@@ -27,6 +27,61 @@
 /* The daemon never has more, and per-CPU loops over more take ages. */
 #define STATE_MAX_CPUS	STARVD_MAX_CPUS
 
+void cpu_stats_episode(struct cpu_stats *st, const char *kind)
+{
+	struct kind_count *k = st->episodes;
+	size_t i;
+
+	for (i = 0; i < STATUS_KINDS - 1; i++, k++) {
+		if (!k->kind[0])
+			snprintf(k->kind, sizeof(k->kind), "%s", kind);
+		if (!strcmp(k->kind, kind))
+			break;
+	}
+	if (!k->kind[0])
+		snprintf(k->kind, sizeof(k->kind), "%s", kind);
+	k->n++;
+}
+
+/* "kind", "irq" (an IRQ thread's alone) and "cgroup": null if unknown. */
+static void put_what(struct json_object *o, const struct task_what *w)
+{
+	bool known = w->kind[0];
+
+	json_put(o, "kind", known ? json_object_new_string(w->kind) : NULL);
+	if (w->irq >= 0)
+		json_put_int(o, "irq", w->irq);
+	json_put(o, "cgroup", known ? json_object_new_string(w->cgroup) :
+		 NULL);
+}
+
+static struct json_object *episodes_json(const struct cpu_stats *c)
+{
+	struct json_object *o = json_object_new_object();
+	size_t i;
+
+	for (i = 0; o && i < STATUS_KINDS; i++)
+		if (c->episodes[i].kind[0])
+			json_put_u64(o, c->episodes[i].kind,
+				     c->episodes[i].n);
+	return o;
+}
+
+static struct json_object *last_json(const struct starved_info *l)
+{
+	struct json_object *o;
+
+	if (!l->tid)
+		return NULL;
+	o = json_object_new_object();
+	if (!o)
+		return NULL;
+	json_put_u64(o, "tid", l->tid);
+	json_put_name(o, "comm", l->comm);
+	put_what(o, &l->what);
+	return o;
+}
+
 /* An object for each CPU with something to count. */
 struct json_object *status_cpus_json(const struct daemon_status *s,
 				     struct cpu_stats *sum)
@@ -44,7 +99,8 @@ struct json_object *status_cpus_json(const struct daemon_status *s,
 			sum->boosts += c->boosts;
 			sum->failures += c->failures;
 		}
-		if (!arr || (!c->starving && !c->boosts && !c->failures))
+		if (!arr || (!c->starving && !c->boosts && !c->failures &&
+			     !c->last.tid))
 			continue;
 		o = json_object_new_object();
 		if (!o)
@@ -53,9 +109,41 @@ struct json_object *status_cpus_json(const struct daemon_status *s,
 		json_put_u64(o, "starving", c->starving);
 		json_put_u64(o, "boosts", c->boosts);
 		json_put_u64(o, "failures", c->failures);
+		json_put(o, "episodes", episodes_json(c));
+		json_put(o, "last", last_json(&c->last));
 		json_object_array_add(arr, o);
 	}
 	return arr;
+}
+
+const char *task_what_kind(const struct task_what *w, char *buf,
+			   size_t len)
+{
+	if (!w->kind[0])
+		snprintf(buf, len, "-");
+	else if (w->irq >= 0)
+		snprintf(buf, len, "%s %d", w->kind, w->irq);
+	else
+		snprintf(buf, len, "%s", w->kind);
+	return buf;
+}
+
+const char *task_what_cgroup(const struct task_what *w, char *buf,
+			     size_t len)
+{
+	size_t n = strlen(w->cgroup);
+
+	if (!w->kind[0])
+		snprintf(buf, len, "-");
+	else if (!n)
+		snprintf(buf, len, "/");
+	else if (n < len)
+		snprintf(buf, len, "%s", w->cgroup);
+	else if (len > 4)
+		snprintf(buf, len, "...%s", w->cgroup + n - (len - 4));
+	else if (len)
+		buf[0] = '\0';
+	return buf;
 }
 
 void status_config_json(struct json_object *o, const struct daemon_status *s)
@@ -85,6 +173,7 @@ struct json_object *status_boosting_json(const struct daemon_status *s,
 		json_put_name(o, "comm", b->comm);
 		json_put_int(o, "cpu", b->cpu);
 		json_put_str(o, "policy", b->policy);
+		put_what(o, &b->what);
 		if (now) {
 			json_put_u64(o, "remaining_ns",
 				     b->end_ns > now ? b->end_ns - now : 0);
@@ -219,6 +308,15 @@ static bool get_name(struct json_object *o, const char *key, char *buf,
 	       str_unescape(esc, strlen(esc), buf, len) >= 0;
 }
 
+/* Printable ASCII alone, as escape.h escapes. */
+static bool printable(const char *s)
+{
+	for (; *s; s++)
+		if (*s < 0x20 || *s > 0x7e)
+			return false;
+	return true;
+}
+
 /* @key's array (of at most @max elements), NULL if missing or not one. */
 static struct json_object *get_array(struct json_object *o, const char *key,
 				     size_t max, size_t *n)
@@ -232,10 +330,73 @@ static struct json_object *get_array(struct json_object *o, const char *key,
 	return *n <= max ? x : NULL;
 }
 
+/* A kind as task_role_name() names it: a Prometheus label's value. */
+static bool kind_ok(const char *kind)
+{
+	size_t n = strlen(kind);
+
+	return n && n < TASK_KIND_LEN &&
+	       strspn(kind, "abcdefghijklmnopqrstuvwxyz_") == n;
+}
+
+/*
+ * put_what()'s fields into @w: absent (a file of an earlier starvd) or
+ * null, unknown. A cgroup is escaped: printable ASCII.
+ */
+static bool get_what(struct json_object *o, struct task_what *w)
+{
+	struct json_object *x;
+
+	memset(w, 0, sizeof(*w));
+	w->irq = -1;
+	if (json_object_object_get_ex(o, "irq", &x) &&
+	    !get_int(o, "irq", 0, INT_MAX, &w->irq))
+		return false;
+	if (!json_object_object_get_ex(o, "kind", &x) || !x)
+		return true;
+	return get_str(o, "kind", w->kind, sizeof(w->kind)) &&
+	       kind_ok(w->kind) &&
+	       get_str(o, "cgroup", w->cgroup, sizeof(w->cgroup)) &&
+	       printable(w->cgroup);
+}
+
+static bool get_episodes(struct json_object *o, struct cpu_stats *st)
+{
+	struct json_object *x;
+	size_t i = 0;
+
+	if (!json_object_object_get_ex(o, "episodes", &x))
+		return true;
+	if (!json_object_is_type(x, json_type_object) ||
+	    json_object_object_length(x) > STATUS_KINDS)
+		return false;
+	json_object_object_foreach(x, key, val) {
+		struct kind_count *k = &st->episodes[i++];
+
+		(void)val;
+		if (!kind_ok(key) || !get_u64(x, key, UINT64_MAX, &k->n))
+			return false;
+		snprintf(k->kind, sizeof(k->kind), "%s", key);
+	}
+	return true;
+}
+
+static bool get_last(struct json_object *o, struct starved_info *l)
+{
+	struct json_object *x;
+
+	if (!json_object_object_get_ex(o, "last", &x) || !x)
+		return true;
+	return json_object_is_type(x, json_type_object) &&
+	       get_u32(x, "tid", &l->tid) && l->tid &&
+	       get_name(x, "comm", l->comm, sizeof(l->comm)) &&
+	       get_what(x, &l->what);
+}
+
 static int parse_cpus(struct json_object *o, struct daemon_status *s)
 {
 	struct json_object *arr, *c;
-	struct cpu_stats st;
+	struct cpu_stats *st;
 	size_t i, n;
 	int cpu;
 
@@ -244,12 +405,14 @@ static int parse_cpus(struct json_object *o, struct daemon_status *s)
 		return -EINVAL;
 	for (i = 0; i < n; i++) {
 		c = json_object_array_get_idx(arr, i);
-		if (!get_int(c, "cpu", 0, s->nr_cpus - 1, &cpu) ||
-		    !get_u64(c, "starving", UINT64_MAX, &st.starving) ||
-		    !get_u64(c, "boosts", UINT64_MAX, &st.boosts) ||
-		    !get_u64(c, "failures", UINT64_MAX, &st.failures))
+		if (!get_int(c, "cpu", 0, s->nr_cpus - 1, &cpu))
 			return -EINVAL;
-		s->cpu[cpu] = st;
+		st = &s->cpu[cpu];
+		if (!get_u64(c, "starving", UINT64_MAX, &st->starving) ||
+		    !get_u64(c, "boosts", UINT64_MAX, &st->boosts) ||
+		    !get_u64(c, "failures", UINT64_MAX, &st->failures) ||
+		    !get_episodes(c, st) || !get_last(c, &st->last))
+			return -EINVAL;
 	}
 	return 0;
 }
@@ -276,7 +439,8 @@ static int parse_boosting(struct json_object *o, struct daemon_status *s)
 		    !get_str(x, "policy", b->policy, sizeof(b->policy)) ||
 		    !get_u64(x, "start_ns", UINT64_MAX, &b->start_ns) ||
 		    !get_u64(x, "end_ns", UINT64_MAX, &b->end_ns) ||
-		    !get_name(x, "comm", b->comm, sizeof(b->comm)))
+		    !get_name(x, "comm", b->comm, sizeof(b->comm)) ||
+		    !get_what(x, &b->what))
 			return -EINVAL;
 		s->nr_boosting++;
 	}

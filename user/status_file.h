@@ -20,13 +20,51 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "task_cgroup.h"
+
 #define STATUS_FILE	"state"
+
+/*
+ * What a starving task is, as its report read it (task_role.h,
+ * task_cgroup.h): its kind, an IRQ thread's IRQ, its cgroup.
+ */
+#define TASK_KIND_LEN	24
+
+struct task_what {
+	char kind[TASK_KIND_LEN];	/* task_role_name(), "unknown"; "" none */
+	int irq;			/* an IRQ thread's IRQ, else -1 */
+	char cgroup[CGROUP_PATH_LEN];	/* escaped; "" the root cgroup */
+};
+
+/* A CPU's last starving task. */
+struct starved_info {
+	uint32_t tid;		/* 0: none yet */
+	char comm[16];
+	struct task_what what;
+};
+
+/* Episodes of one kind of task: a bounded set, task_role_name()'s. */
+#define STATUS_KINDS	16
+
+struct kind_count {
+	char kind[TASK_KIND_LEN];	/* "": a free slot */
+	uint64_t n;
+};
 
 struct cpu_stats {
 	uint64_t starving;	/* starvation events */
 	uint64_t boosts;
 	uint64_t failures;	/* boosts that could not be applied */
+	/* Starvation episodes (one wait of one task), by kind of task. */
+	struct kind_count episodes[STATUS_KINDS];
+	struct starved_info last;
 };
+
+/*
+ * Count an episode of a task of @kind in @st; a kind beyond
+ * STATUS_KINDS is counted as the last slot's.
+ */
+void cpu_stats_episode(struct cpu_stats *st, const char *kind);
 
 struct boost_info {
 	uint32_t tid;
@@ -34,6 +72,7 @@ struct boost_info {
 	char policy[16];	/* SCHED_DEADLINE or SCHED_FIFO */
 	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC */
 	char comm[16];
+	struct task_what what;	/* kind "": no report of it is kept */
 };
 
 /* A task whose next boost gets more than the configured runtime. */
@@ -77,16 +116,20 @@ void status_file_free(struct daemon_status *s);
 
 /*
  * The CPUs with a counter above 0, as a JSON array of {cpu, starving,
- * boosts, failures} (the status file's and starvctl status --json's);
- * @sum, if not NULL, gets the totals over every CPU. NULL without memory.
+ * boosts, failures, episodes, last} (the status file's and starvctl
+ * status --json's): episodes an object of counts by kind, last the
+ * CPU's last starving task {tid, comm, kind, irq, cgroup} (irq only for
+ * an IRQ thread) or null. @sum, if not NULL, gets the totals of the
+ * three counters over every CPU. NULL without memory.
  */
 struct json_object;
 struct json_object *status_cpus_json(const struct daemon_status *s,
 				     struct cpu_stats *sum);
 /*
- * The boosts in progress, as a JSON array of {tid, comm, cpu, policy}
- * and start_ns, end_ns (the status file's) or, if @now is not 0, the
- * time remaining at @now (starvctl status --json's).
+ * The boosts in progress, as a JSON array of {tid, comm, cpu, policy,
+ * kind, irq, cgroup} (kind and cgroup null when unknown, irq only for an
+ * IRQ thread) and start_ns, end_ns (the status file's) or, if @now is
+ * not 0, the time remaining at @now (starvctl status --json's).
  */
 struct json_object *status_boosting_json(const struct daemon_status *s,
 					 uint64_t now);
@@ -97,6 +140,19 @@ struct json_object *status_boosting_json(const struct daemon_status *s,
  * and starvctl status --json's).
  */
 void status_config_json(struct json_object *o, const struct daemon_status *s);
+
+/*
+ * @w for a table: "kind" or "irq_thread 25", "-" when unknown, into
+ * @buf (@len bytes).
+ */
+const char *task_what_kind(const struct task_what *w, char *buf,
+			   size_t len);
+/*
+ * @w's cgroup for a table, into @buf (@len bytes): "/" for the root,
+ * "-" unknown, a path too long as "..." and its end (the workload's name).
+ */
+const char *task_what_cgroup(const struct task_what *w, char *buf,
+			     size_t len);
 
 /* Is the process that wrote @s still running as starvd (or stalld)? */
 bool status_daemon_alive(const struct daemon_status *s);
