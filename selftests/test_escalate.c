@@ -335,4 +335,65 @@ TEST(fifo_boost_priority)
 	EXPECT_EQ(0, fifo_boost_prio(120, 0, 1));
 }
 
+/*
+ * The emulation's steps (fifo_emul_step()), as both runners take them: a
+ * boost of 3 periods of 100 us runtime each 1 ms, from t = 1000 us.
+ */
+#define US 1000ULL
+
+TEST(fifo_emulation_steps)
+{
+	struct fifo_emul e;
+	uint64_t next;
+
+	fifo_emul_init(&e, 100 * US, 1000 * US, 1000 * US, 3500 * US);
+	EXPECT_EQ(FIFO_ACT_WAIT, fifo_emul_step(&e, 900 * US, 0, true, 0, &next));
+	EXPECT_EQ(1000 * US, next);
+	EXPECT_EQ(FIFO_ACT_RAISE, fifo_emul_step(&e, 1000 * US, 0, true, 0, &next));
+	/* Raised: the first look after the runtime. */
+	EXPECT_EQ(1100 * US, fifo_emul_raised(&e, 1000 * US));
+	/* Not run yet: wait, backing off, never past the period's end. */
+	EXPECT_EQ(FIFO_ACT_WAIT, fifo_emul_step(&e, 1100 * US, 0, true, 10 * US, &next));
+	EXPECT_LT(1100 * US, next);
+	EXPECT_GE(2000 * US, next);
+	/* Ran part of it and still runnable: the rest, at its pace. */
+	EXPECT_EQ(FIFO_ACT_WAIT, fifo_emul_step(&e, 1300 * US, 40 * US, true, 10 * US, &next));
+	/* Its runtime: lowered, raised again when the next period begins. */
+	EXPECT_EQ(FIFO_ACT_LOWER, fifo_emul_step(&e, 1400 * US, 100 * US, true, 10 * US, &next));
+	EXPECT_EQ(2000 * US, fifo_emul_lowered(&e, 1400 * US));
+	EXPECT_FALSE(e.raised);
+	EXPECT_EQ(FIFO_ACT_RAISE, fifo_emul_step(&e, 2000 * US, 0, true, 0, &next));
+	fifo_emul_raised(&e, 2000 * US);
+	/* Blocked (ran, then not runnable): lowered before its runtime. */
+	EXPECT_EQ(FIFO_ACT_LOWER, fifo_emul_step(&e, 2050 * US, 30 * US, false, 0, &next));
+	/* Not run, and not runnable: not blocked, it waits on. */
+	fifo_emul_lowered(&e, 2050 * US);
+	fifo_emul_raised(&e, 3000 * US);
+	EXPECT_EQ(FIFO_ACT_WAIT, fifo_emul_step(&e, 3100 * US, 0, false, 0, &next));
+	/* The period's end lowers it, whatever it ran. */
+	EXPECT_EQ(FIFO_ACT_LOWER, fifo_emul_step(&e, 4000 * US, 10 * US, true, 0, &next));
+	/* Lowered late: the next period starts now, but the boost is over. */
+	EXPECT_EQ(3500 * US, fifo_emul_lowered(&e, 4100 * US));
+	EXPECT_EQ(FIFO_ACT_END, fifo_emul_step(&e, 4100 * US, 0, true, 0, &next));
+}
+
+/* A lowered task's next step is its next raise, or the boost's end. */
+TEST(fifo_emulation_ends_at_the_boost_end)
+{
+	struct fifo_emul e;
+	uint64_t next;
+
+	fifo_emul_init(&e, 100 * US, 1000 * US, 0, 1500 * US);
+	fifo_emul_raised(&e, 0);
+	EXPECT_EQ(FIFO_ACT_LOWER, fifo_emul_step(&e, 100 * US, 100 * US, true, 0, &next));
+	EXPECT_EQ(1000 * US, fifo_emul_lowered(&e, 100 * US));
+	fifo_emul_raised(&e, 1000 * US);
+	EXPECT_EQ(FIFO_ACT_LOWER, fifo_emul_step(&e, 1100 * US, 100 * US, true, 0, &next));
+	/* The next period (2000 us) is past the end: wake at the end. */
+	EXPECT_EQ(1500 * US, fifo_emul_lowered(&e, 1100 * US));
+	EXPECT_EQ(FIFO_ACT_WAIT, fifo_emul_step(&e, 1200 * US, 0, true, 0, &next));
+	EXPECT_EQ(1500 * US, next);
+	EXPECT_EQ(FIFO_ACT_END, fifo_emul_step(&e, 1500 * US, 0, true, 0, &next));
+}
+
 TEST_HARNESS_MAIN

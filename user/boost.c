@@ -222,7 +222,6 @@ static int start_worker(struct booster *b, struct boost *bo, int prio,
 	fifo_worker_start(w);
 	bo->worker = w;
 	bo->fifo = true;
-	bo->raised = true;
 	return 0;
 }
 
@@ -253,12 +252,10 @@ static int start_fifo(struct booster *b, struct boost *bo, int holder_prio,
 		return -ERANGE;
 	bo->applied = fifo_applied(prio);
 	bo->fifo = true;
-	bo->raised = true;
-	bo->period_start_ns = now;
-	bo->poll_ns = bo->runtime_ns;
-	bo->ran_ns = 0;
-	bo->next_ns = now + bo->poll_ns;
+	fifo_emul_init(&bo->emul, bo->runtime_ns, b->p.period_ns, now,
+		       bo->end_ns);
 	bo->exec_at_raise_ns = task_exec_ns(bo->task.tid);
+	bo->next_ns = fifo_emul_raised(&bo->emul, now);
 	return apply(b, bo);
 }
 
@@ -427,7 +424,6 @@ static int end_worker(struct booster *b, struct boost *bo, bool outranked)
 		return 0;
 	ret = fifo_worker_put(bo->worker, outranked);
 	bo->worker = NULL;
-	bo->raised = false;
 	return ret;
 }
 
@@ -521,54 +517,15 @@ static bool finish(struct booster *b, size_t i, const char *why,
 }
 
 /*
- * FIFO emulation: raised until the task has had runtime of CPU time (its
- * schedstat), has blocked, or a period has passed, then back for the rest
- * of the period. Measuring the CPU time rather than trusting the clock
- * matters: getting a queued task onto its CPU can take longer than a
- * 20 us runtime (an IPI to a busy CPU, more under virtualisation).
- * Blocked means it ran and is no longer runnable: a task can be queued
- * in a sleeping state (docs/design.md, "Unstamped waits"), and /proc then
- * shows it stopped or asleep until it has run: lowered before it ran, it
- * would wait on, escalation after escalation (docs/kernel-behaviours.md,
- * "/proc shows a queued task in its sleeping state").
- * The next look: fifo_poll_ns() (escalate.h), backing off while the task
- * has not run since the last one.
+ * The SCHED_FIFO emulation run from starvd's own CPUs: raise the task,
+ * look at its CPU time (its schedstat) while raised, lower it when
+ * fifo_emul_step() says so (fifo_policy.h), the same steps as the
+ * emulation threads take on the task's CPU (fifo_worker.c). Measuring the
+ * CPU time rather than trusting the clock matters: getting a queued task
+ * onto its CPU can take longer than a 20 us runtime (an IPI to a busy
+ * CPU, more under virtualisation).
  */
-static int fifo_lower_or_extend(struct booster *b, struct boost *bo,
-				uint64_t now)
-{
-	uint64_t start = now_ns();
-	uint64_t ran = task_exec_ns(bo->task.tid) - bo->exec_at_raise_ns;
-	int ret;
-
-	if (ran < bo->runtime_ns && (!ran || task_runnable(bo->task.tid)) &&
-	    now - bo->period_start_ns < b->p.period_ns) {
-		/*
-		 * What a check costs here: the shortest seen, not this one,
-		 * which starvd's own preemption (or a host's) can stretch.
-		 * Times the boosts in progress: their checks together.
-		 */
-		uint64_t took = now_ns() - start;
-
-		if (!b->check_min_ns || took < b->check_min_ns)
-			b->check_min_ns = took;
-		bo->poll_ns = fifo_poll_ns(bo->runtime_ns, ran, bo->ran_ns,
-					   bo->poll_ns, b->check_min_ns * b->n);
-		bo->ran_ns = ran;
-		bo->next_ns = now + bo->poll_ns;
-		return 0;
-	}
-	ret = restore_task(&bo->id, bo->task.comm, &bo->saved, &bo->applied,
-			   NULL);
-	bo->raised = false;
-	bo->period_start_ns += b->p.period_ns;
-	if (bo->period_start_ns < now)
-		bo->period_start_ns = now;
-	bo->next_ns = bo->period_start_ns;
-	return ret;
-}
-
-static int fifo_raise(struct boost *bo, uint64_t now, uint64_t runtime)
+static int fifo_raise(struct boost *bo, uint64_t now)
 {
 	int ret;
 
@@ -578,13 +535,45 @@ static int fifo_raise(struct boost *bo, uint64_t now, uint64_t runtime)
 	/* Someone else changed it while lowered: stop boosting it. */
 	if (ret == -EBUSY)
 		log_changed(bo->task.tid, bo->task.comm);
-	if (ret > 0)
-		ret = 0;
-	bo->raised = true;
-	bo->poll_ns = runtime;
-	bo->ran_ns = 0;
-	bo->next_ns = now + runtime;
-	return ret;
+	if (ret < 0)
+		return ret;
+	bo->next_ns = fifo_emul_raised(&bo->emul, now);
+	return 0;
+}
+
+static int fifo_step(struct booster *b, struct boost *bo, uint64_t now)
+{
+	uint64_t start = now_ns(), ran = 0, took;
+	bool runnable = true;
+	int ret;
+
+	if (bo->emul.raised) {
+		ran = task_exec_ns(bo->task.tid) - bo->exec_at_raise_ns;
+		if (ran)
+			runnable = task_runnable(bo->task.tid);
+		/*
+		 * What a look costs here: the shortest seen, not this one,
+		 * which starvd's own preemption (or a host's) can stretch.
+		 * Times the boosts in progress: this loop looks at each.
+		 */
+		took = now_ns() - start;
+		if (!b->check_min_ns || took < b->check_min_ns)
+			b->check_min_ns = took;
+	}
+	switch (fifo_emul_step(&bo->emul, now, ran, runnable,
+			       b->check_min_ns * b->n, &bo->next_ns)) {
+	case FIFO_ACT_RAISE:
+		return fifo_raise(bo, now);
+	case FIFO_ACT_LOWER:
+		ret = restore_task(&bo->id, bo->task.comm, &bo->saved,
+				   &bo->applied, NULL);
+		bo->next_ns = fifo_emul_lowered(&bo->emul, now);
+		return ret;
+	case FIFO_ACT_WAIT:
+	case FIFO_ACT_END:	/* boost_step() finishes it at its end */
+		break;
+	}
+	return 0;
 }
 
 /*
@@ -608,13 +597,6 @@ static bool drop(struct booster *b, size_t i, int err, uint64_t now)
 	}
 	forget(b, i);
 	return true;
-}
-
-static int fifo_step(struct booster *b, struct boost *bo, uint64_t now)
-{
-	if (bo->raised)
-		return fifo_lower_or_extend(b, bo, now);
-	return fifo_raise(bo, now, bo->runtime_ns);
 }
 
 /*
@@ -679,79 +661,119 @@ static int check_served(struct booster *b, struct boost *bo, uint64_t now)
 	return ret;
 }
 
+/*
+ * Where a boost is (docs/design.md, "A boost's states"), from what its
+ * steps set: the one place that tells them apart, for boost_run() and
+ * boost_next_event().
+ */
+enum boost_state {
+	BOOST_DEADLINE,		/* SCHED_DEADLINE, checked each period */
+	BOOST_FIFO_WORKER,	/* emulation run on the task's CPU */
+	BOOST_FIFO_RAISED,	/* emulation from here: the task raised */
+	BOOST_FIFO_LOWERED,	/* emulation from here: until next period */
+	BOOST_RESTORE_PENDING,	/* over, its restore refused: tried again */
+};
+
+static enum boost_state boost_state(const struct boost *bo)
+{
+	if (bo->worker)
+		return BOOST_FIFO_WORKER;
+	if (bo->restore_pending)
+		return BOOST_RESTORE_PENDING;
+	if (bo->fifo)
+		return bo->emul.raised ? BOOST_FIFO_RAISED : BOOST_FIFO_LOWERED;
+	return BOOST_DEADLINE;
+}
+
+/* An emulation thread's job that ended, or is overdue: the boost ends. */
+static bool end_worker_job(struct booster *b, size_t i, uint64_t now)
+{
+	struct boost *bo = &b->v[i];
+	bool done = fifo_worker_done(bo->worker);
+	int ret;
+
+	if (!done && now < worker_overdue_ns(b, bo))
+		return false;
+	if (!done)
+		log_worker_overdue(bo);
+	ret = gone_if_reused(bo, end_worker(b, bo, !done));
+	if (ret == -EBUSY)
+		log_changed(bo->task.tid, bo->task.comm);
+	else if (ret && ret != -ESRCH)
+		log_err("cannot raise or lower pid %u (%s) in its SCHED_FIFO emulation: %s",
+			bo->task.tid, esc_name(bo->task.comm), strerror(-ret));
+	return ret ? drop(b, i, ret, now) : finish(b, i, "boost over", now);
+}
+
+/* One step of boost @i, if one is due at @now; true if it left. */
+static bool boost_step(struct booster *b, size_t i, uint64_t now)
+{
+	struct boost *bo = &b->v[i];
+	int ret = 0;
+
+	switch (boost_state(bo)) {
+	case BOOST_FIFO_WORKER:
+		return end_worker_job(b, i, now);
+	case BOOST_RESTORE_PENDING:
+		return now >= bo->next_ns && finish(b, i, "boost over", now);
+	case BOOST_FIFO_LOWERED:
+		if (now >= bo->end_ns)
+			return finish(b, i, "boost over", now);
+		fallthrough;
+	case BOOST_FIFO_RAISED:
+		if (now >= bo->next_ns)
+			ret = fifo_step(b, bo, now);
+		break;
+	case BOOST_DEADLINE:
+		if (now >= bo->end_ns)
+			return finish(b, i, "boost over", now);
+		if (bo->check_ns && now >= bo->check_ns)
+			ret = check_served(b, bo, now);
+		break;
+	}
+	return ret && drop(b, i, ret, now);
+}
+
 int boost_run(struct booster *b, uint64_t now)
 {
 	size_t i = 0, n = b->n;
-	int ret;
 
-	while (i < b->n) {
-		struct boost *bo = &b->v[i];
-		bool gone = false;
-
-		if (bo->worker) {
-			bool done = fifo_worker_done(bo->worker);
-
-			if (done || now >= worker_overdue_ns(b, bo)) {
-				if (!done)
-					log_worker_overdue(bo);
-				ret = gone_if_reused(bo,
-						     end_worker(b, bo, !done));
-				if (ret == -EBUSY)
-					log_changed(bo->task.tid,
-						    bo->task.comm);
-				else if (ret && ret != -ESRCH)
-					log_err("cannot raise or lower pid %u (%s) in its SCHED_FIFO emulation: %s",
-						bo->task.tid, esc_name(bo->task.comm),
-						strerror(-ret));
-				gone = ret ? drop(b, i, ret, now) :
-					     finish(b, i, "boost over", now);
-			}
-		} else if (bo->restore_pending) {
-			if (now >= bo->next_ns)
-				gone = finish(b, i, "boost over", now);
-		} else if (bo->fifo && !bo->raised && now >= bo->end_ns) {
-			gone = finish(b, i, "boost over", now);
-		} else if (bo->fifo && now >= bo->next_ns) {
-			ret = fifo_step(b, bo, now);
-			if (ret)
-				gone = drop(b, i, ret, now);
-		} else if (!bo->fifo && now >= bo->end_ns) {
-			gone = finish(b, i, "boost over", now);
-		} else if (bo->check_ns && now >= bo->check_ns) {
-			ret = check_served(b, bo, now);
-			if (ret)
-				gone = drop(b, i, ret, now);
-		}
-		if (!gone)
+	while (i < b->n)
+		if (!boost_step(b, i, now))
 			i++;
-	}
 	return n - b->n + expire_escalations(b, now);
+}
+
+/* When boost @bo has its next step due (boost_step()). */
+static uint64_t boost_due(const struct booster *b, const struct boost *bo)
+{
+	switch (boost_state(bo)) {
+	case BOOST_FIFO_WORKER:
+		return worker_overdue_ns(b, bo);	/* or boost_poll_fd() */
+	case BOOST_RESTORE_PENDING:
+	case BOOST_FIFO_RAISED:
+		return bo->next_ns;
+	case BOOST_FIFO_LOWERED:
+		return bo->end_ns < bo->next_ns ? bo->end_ns : bo->next_ns;
+	case BOOST_DEADLINE:
+		return bo->check_ns && bo->check_ns < bo->end_ns ?
+		       bo->check_ns : bo->end_ns;
+	}
+	return UINT64_MAX;
 }
 
 uint64_t boost_next_event(const struct booster *b)
 {
-	uint64_t next = UINT64_MAX;
+	uint64_t next = UINT64_MAX, t;
 	size_t i;
 
 	for (i = 0; i < b->n; i++) {
-		const struct boost *bo = &b->v[i];
-		uint64_t t = bo->fifo ? bo->next_ns : bo->end_ns;
-
-		if (bo->worker)
-			t = worker_overdue_ns(b, bo);	/* or boost_poll_fd() */
-		if (bo->restore_pending)
-			t = bo->next_ns;
-		else if (bo->fifo && !bo->raised && bo->end_ns < t)
-			t = bo->end_ns;
-		if (!bo->restore_pending && !bo->fifo && bo->check_ns &&
-		    bo->check_ns < t)
-			t = bo->check_ns;
+		t = boost_due(b, &b->v[i]);
 		if (t < next)
 			next = t;
 	}
 	for (i = 0; i < b->esc.n; i++) {
-		uint64_t t = b->esc.v[i].end_ns + keep_up_window(b);
-
+		t = b->esc.v[i].end_ns + keep_up_window(b);
 		if (t < next)
 			next = t;
 	}

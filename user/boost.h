@@ -20,6 +20,7 @@
 #include "boost_escalation.h"
 #include "boost_restore.h"
 #include "escalate.h"
+#include "fifo_policy.h"
 #include "fifo_worker.h"
 #include "hrtick.h"
 #include "journal.h"
@@ -33,7 +34,6 @@ struct boost {
 	struct sched_attr saved;	/* restored at the end */
 	struct sched_attr applied;	/* SCHED_DEADLINE or SCHED_FIFO */
 	bool fifo;			/* emulation */
-	bool raised;			/* fifo: currently SCHED_FIFO */
 	/* fifo: run on the task's CPU (fifo_worker.h); NULL: from here */
 	struct fifo_worker *worker;
 	bool unjournaled;		/* the journal failed: not applied */
@@ -41,10 +41,8 @@ struct boost {
 	uint64_t retry_ns;		/* then the wait before the next try */
 	int holder_prio;		/* for a switch to the emulation */
 	uint64_t check_ns;		/* deadline: when it must have run */
-	uint64_t period_start_ns;	/* fifo: start of current period */
+	struct fifo_emul emul;		/* fifo, run from here: its periods */
 	uint64_t exec_at_raise_ns;	/* fifo: CPU time when raised */
-	uint64_t ran_ns;		/* fifo: run since then, last check */
-	uint64_t poll_ns;		/* fifo: last check to the next */
 	uint64_t next_ns;		/* next state change */
 	uint64_t end_ns;
 	uint64_t runtime_ns;		/* this boost's: -r or escalated */

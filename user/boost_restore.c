@@ -50,15 +50,7 @@ int restore_task(const struct task_id *id, const char *comm,
 	char to[64];
 	int ret;
 
-	/*
-	 * Exited: a zombie never runs again, and the kernel has already
-	 * taken a SCHED_DEADLINE task's bandwidth off at its death; changing
-	 * its policy now would take it off a second time. Gone, the tid
-	 * perhaps reused: task_id_change() changes nothing.
-	 */
-	if (task_exited(tid))
-		return -ESRCH;
-	ret = task_id_change(id, applied, saved);
+	ret = task_id_put_back(id, applied, saved);
 	switch (ret) {
 	case 0:
 		break;

@@ -45,3 +45,64 @@ int fifo_boost_prio(int holder_prio, int own, int ceiling)
 		prio = ceiling - 1;
 	return prio > own && prio >= above ? prio : 0;
 }
+
+void fifo_emul_init(struct fifo_emul *e, uint64_t runtime_ns,
+		    uint64_t period_ns, uint64_t start_ns, uint64_t end_ns)
+{
+	*e = (struct fifo_emul){
+		.runtime_ns = runtime_ns, .period_ns = period_ns,
+		.end_ns = end_ns, .period_start_ns = start_ns,
+		.poll_ns = runtime_ns,
+	};
+}
+
+/* Lowered: the next raise, or the boost's end if that comes first. */
+static uint64_t next_raise(const struct fifo_emul *e)
+{
+	return e->period_start_ns < e->end_ns ? e->period_start_ns : e->end_ns;
+}
+
+uint64_t fifo_emul_raised(struct fifo_emul *e, uint64_t now)
+{
+	e->raised = true;
+	e->ran_ns = 0;
+	e->poll_ns = e->runtime_ns;
+	return now + e->runtime_ns;
+}
+
+uint64_t fifo_emul_lowered(struct fifo_emul *e, uint64_t now)
+{
+	e->raised = false;
+	e->period_start_ns += e->period_ns;
+	if (e->period_start_ns < now)
+		e->period_start_ns = now;
+	return next_raise(e);
+}
+
+enum fifo_act fifo_emul_step(struct fifo_emul *e, uint64_t now,
+			     uint64_t ran_ns, bool runnable,
+			     uint64_t check_ns, uint64_t *next)
+{
+	uint64_t period_end = e->period_start_ns + e->period_ns;
+
+	if (!e->raised) {
+		*next = next_raise(e);
+		if (now >= e->end_ns)
+			return FIFO_ACT_END;
+		return now >= e->period_start_ns ? FIFO_ACT_RAISE :
+						   FIFO_ACT_WAIT;
+	}
+	if (ran_ns >= e->runtime_ns || (ran_ns && !runnable) ||
+	    now >= period_end) {
+		*next = now;
+		return FIFO_ACT_LOWER;
+	}
+	e->poll_ns = fifo_poll_ns(e->runtime_ns, ran_ns, e->ran_ns,
+				  e->poll_ns, check_ns);
+	e->ran_ns = ran_ns;
+	*next = now + e->poll_ns;
+	/* The period's end is a look too: it lowers the task. */
+	if (*next > period_end)
+		*next = period_end;
+	return FIFO_ACT_WAIT;
+}

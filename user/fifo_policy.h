@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The SCHED_FIFO emulation of a boost, the policy alone (no I/O,
- * unit-tested): the priority a task is raised to, and when a raised task
- * is looked at next. Both runners of the emulation use it: the booster
+ * unit-tested): the priority a task is raised to, each period's raise
+ * and lower (fifo_emul_step()), and when a raised task is looked at
+ * next. Both runners of the emulation drive the same steps: the booster
  * from starvd's own CPUs (boost.c) and the thread on the task's CPU
- * (fifo_worker.h).
+ * (fifo_worker.h); each only does what a step says (raise, lower, look
+ * at the task's CPU time) and sleeps until the next.
  */
 #ifndef STARVD_FIFO_POLICY_H
 #define STARVD_FIFO_POLICY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /*
@@ -54,5 +57,48 @@ uint64_t fifo_poll_ns(uint64_t runtime_ns, uint64_t ran_ns,
 #define FIFO_BOOST_MIN_PRIO	1
 #define FIFO_BOOST_MAX_PRIO	99
 int fifo_boost_prio(int holder_prio, int own, int ceiling);
+
+/*
+ * One boost's emulation, period by period: raised at the start of a
+ * period, lowered once the task has had @runtime_ns of CPU time since
+ * (its schedstat), has blocked (run, then not runnable: a task queued in
+ * a sleeping state looks asleep until it has run), or the period is over;
+ * no raise at or after @end_ns.
+ */
+struct fifo_emul {
+	uint64_t runtime_ns, period_ns, end_ns;
+	uint64_t period_start_ns;
+	uint64_t ran_ns;	/* CPU time since the raise, at the last look */
+	uint64_t poll_ns;	/* the last look to the next */
+	bool raised;
+};
+
+enum fifo_act {
+	FIFO_ACT_WAIT,		/* nothing to do before *next */
+	FIFO_ACT_RAISE,		/* a period begins: raise, fifo_emul_raised() */
+	FIFO_ACT_LOWER,		/* its period is over: lower, fifo_emul_lowered() */
+	FIFO_ACT_END,		/* the boost is over, the task lowered */
+};
+
+/* A boost from @start_ns to @end_ns, not raised yet. */
+void fifo_emul_init(struct fifo_emul *e, uint64_t runtime_ns,
+		    uint64_t period_ns, uint64_t start_ns, uint64_t end_ns);
+/*
+ * What to do at @now: the task has had @ran_ns of CPU time since its
+ * raise and is @runnable or not; a look costs @check_ns (the runner's:
+ * its shortest look, times the boosts it looks at in turn). *next: when
+ * to take the next step, whatever is done now.
+ */
+enum fifo_act fifo_emul_step(struct fifo_emul *e, uint64_t now,
+			     uint64_t ran_ns, bool runnable,
+			     uint64_t check_ns, uint64_t *next);
+/* The task was raised at @now: the first look is after its runtime. */
+uint64_t fifo_emul_raised(struct fifo_emul *e, uint64_t now);
+/*
+ * The task was lowered at @now: the next period starts a period after
+ * this one did, or now if that has passed. Returns when it is raised
+ * again, or the boost's end if that comes first.
+ */
+uint64_t fifo_emul_lowered(struct fifo_emul *e, uint64_t now);
 
 #endif

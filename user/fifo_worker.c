@@ -58,85 +58,76 @@ static bool sleep_until(const struct fifo_worker *w, uint64_t t)
 	return poll(&pfd, 1, 0) > 0;
 }
 
-/* The task back to its own attributes, if it still has ours. */
+/* The task back to its own attributes: the one restore check. */
 static int lower(const struct fifo_worker *w)
 {
-	int ret = task_id_change(&w->id, &w->applied, &w->saved);
+	int ret = task_id_put_back(&w->id, &w->applied, &w->saved);
 
 	return ret > 0 ? 0 : ret;
 }
 
 /* Raise the task for a period, unless someone else changed it meanwhile. */
-static int raise_task(const struct fifo_worker *w, uint64_t *exec0)
+static int raise_task(const struct fifo_worker *w)
 {
-	int ret;
+	int ret = task_id_change(&w->id, &w->saved, &w->applied);
 
-	*exec0 = task_exec_ns(w->id.tid);
-	ret = task_id_change(&w->id, &w->saved, &w->applied);
 	return ret > 0 ? 0 : ret;
 }
 
 /*
- * One period, the task raised already if @raised: until it has had its
- * runtime of CPU time (schedstat), has blocked (run, then not runnable: a
- * task queued in a sleeping state looks asleep until it has run), or @end
- * has come; then lower it. Looks again after the rest of the runtime, or
- * later while the task has not run (fifo_poll_ns(): something above the
- * raised priority holds the CPU, and a look is this thread's time taken
- * from it). True when the job ends: a stop, or an error in w->ret.
+ * A boost's emulation from its first period, raised by the booster, to
+ * its end: the steps fifo_emul_step() gives (fifo_policy.h), the same as
+ * the booster's from starvd's own CPUs, taken here on the task's CPU,
+ * sleeping on this CPU's timer in between. A look costs this thread's
+ * shortest one; a job stopped early lowers a raised task and ends. An
+ * error ends the job with it in w->ret.
  */
-static bool period(struct fifo_worker *w, uint64_t end, bool raised,
-		   uint64_t *check_ns)
-{
-	uint64_t exec0 = w->exec0_ns, ran, prev_ran = 0, poll = w->runtime_ns;
-	uint64_t t, took;
-	bool stop = false;
-	int ret = raised ? 0 : raise_task(w, &exec0);
-
-	if (ret) {
-		w->ret = ret;
-		return true;
-	}
-	for (;;) {
-		t = now_ns() + poll;
-		stop = sleep_until(w, t < end ? t : end);
-		t = now_ns();
-		ran = task_exec_ns(w->id.tid) - exec0;
-		if (stop || ran >= w->runtime_ns || t >= end ||
-		    (ran && !task_runnable(w->id.tid)))
-			break;
-		took = now_ns() - t;
-		if (!*check_ns || took < *check_ns)
-			*check_ns = took;
-		poll = fifo_poll_ns(w->runtime_ns, ran, prev_ran, poll,
-				    *check_ns);
-		prev_ran = ran;
-	}
-	ret = lower(w);
-	if (ret) {
-		w->ret = ret;
-		return true;
-	}
-	return stop;
-}
-
-/* A boost's emulation from its first period, raised by the booster. */
 static void run(struct fifo_worker *w)
 {
-	uint64_t start = w->start_ns, check_ns = 0, end;
-	bool first = true;
+	uint64_t exec0 = w->exec0_ns, check_ns = 0, next, t, ran, took;
+	struct fifo_emul e;
+	bool runnable;
+	int ret = 0;
 
-	while (start < w->end_ns) {
-		if (!first && sleep_until(w, start))
+	fifo_emul_init(&e, w->runtime_ns, w->period_ns, w->start_ns,
+		       w->end_ns);
+	next = fifo_emul_raised(&e, w->start_ns);
+	for (;;) {
+		if (sleep_until(w, next)) {
+			if (e.raised)
+				ret = lower(w);
+			break;
+		}
+		t = now_ns();
+		ran = 0;
+		runnable = true;
+		if (e.raised) {
+			ran = task_exec_ns(w->id.tid) - exec0;
+			if (ran)
+				runnable = task_runnable(w->id.tid);
+			took = now_ns() - t;
+			if (!check_ns || took < check_ns)
+				check_ns = took;
+		}
+		switch (fifo_emul_step(&e, t, ran, runnable, check_ns, &next)) {
+		case FIFO_ACT_WAIT:
+			continue;
+		case FIFO_ACT_RAISE:
+			exec0 = task_exec_ns(w->id.tid);
+			ret = raise_task(w);
+			next = fifo_emul_raised(&e, now_ns());
+			break;
+		case FIFO_ACT_LOWER:
+			ret = lower(w);
+			next = fifo_emul_lowered(&e, now_ns());
+			break;
+		case FIFO_ACT_END:
 			return;
-		end = start + w->period_ns;
-		if (period(w, end, first, &check_ns))
-			return;
-		first = false;
-		start = end > now_ns() ? end : now_ns();
+		}
+		if (ret)
+			break;
 	}
-	/* The boost lasts until its end, whatever its last period left. */
-	sleep_until(w, w->end_ns);
+	w->ret = ret;
 }
 
 static void *worker(void *arg)

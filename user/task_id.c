@@ -133,3 +133,12 @@ int task_id_change(const struct task_id *id, const struct sched_attr *from,
 	set(&now, id->tid, &before);
 	return -ESTALE;
 }
+
+int task_id_put_back(const struct task_id *id,
+		     const struct sched_attr *applied,
+		     const struct sched_attr *saved)
+{
+	if (task_exited(id->tid))
+		return -ESRCH;
+	return task_id_change(id, applied, saved);
+}

@@ -76,4 +76,16 @@ bool task_id_same(const struct task_id *id);
 int task_id_change(const struct task_id *id, const struct sched_attr *from,
 		   const struct sched_attr *to);
 
+/*
+ * The one restore check: @id's task back from @applied to @saved, unless
+ * it has exited (a zombie never runs again, and the kernel has taken a
+ * SCHED_DEADLINE task's bandwidth off at its death: changing it now would
+ * take it off twice). 0 if put back, 1 if back already; otherwise
+ * task_id_change()'s -ESRCH, -ESTALE, -EBUSY (someone else changed it:
+ * left as it is) or -errno. Says nothing: its callers do.
+ */
+int task_id_put_back(const struct task_id *id,
+		     const struct sched_attr *applied,
+		     const struct sched_attr *saved);
+
 #endif
