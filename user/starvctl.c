@@ -346,9 +346,59 @@ static void escalation_text(const struct daemon_status *s)
 	}
 }
 
+/*
+ * A task's "KIND CGROUP  COMM" columns, into @buf (WHAT_LEN bytes):
+ * "comm/tid" when @tid is not 0 (as top shows a task); "-" for a CPU
+ * with no starving task.
+ */
+#define WHAT_LEN	(16 + 1 + 32 + 2 + ESC_NAME_LEN + 16)
+
+static const char *what_text(uint32_t tid, const char *comm,
+			     const struct task_what *w, char *buf)
+{
+	char kind[17], cgroup[33];
+
+	if (tid == 0 && !comm[0]) {
+		snprintf(buf, WHAT_LEN, "%-16s %-32s  -", "-", "-");
+		return buf;
+	}
+	snprintf(buf, WHAT_LEN, "%-16s %-32s  %s", task_what_kind(w, kind,
+		 sizeof(kind)), task_what_cgroup(w, cgroup, sizeof(cgroup)),
+		 esc_name(comm));
+	if (tid)
+		snprintf(buf + strlen(buf), WHAT_LEN - strlen(buf), "/%u",
+			 tid);
+	return buf;
+}
+
+/* Starvation episodes (one wait of one task) by CPU and kind of task. */
+static void episodes_text(const struct daemon_status *s)
+{
+	const struct kind_count *k;
+	bool any = false;
+	int i, j;
+
+	for (i = 0; i < s->nr_cpus; i++) {
+		for (j = 0; j < STATUS_KINDS; j++) {
+			k = &s->cpu[i].episodes[j];
+			if (!k->kind[0])
+				continue;
+			if (!any)
+				printf("episodes by kind of task:\n");
+			printf("%s", j ? ", " : "");
+			if (!j)
+				printf("  CPU %d: ", i);
+			printf("%s %llu", k->kind, (unsigned long long)k->n);
+			any = true;
+		}
+		if (s->cpu[i].episodes[0].kind[0])
+			printf("\n");
+	}
+}
+
 static void status_text(const struct daemon_status *s, uint64_t now)
 {
-	char rt[32], per[32], dur[32];
+	char rt[32], per[32], dur[32], what[WHAT_LEN];
 	long up = (long)(time(NULL) - s->start_time);
 	struct cpuset online;
 	size_t i;
@@ -367,32 +417,36 @@ static void status_text(const struct daemon_status *s, uint64_t now)
 		       !strcmp(s->boost_mode, "fifo") ?
 		       "SCHED_FIFO emulation" : "SCHED_DEADLINE", rt, per,
 		       dur);
-	printf("%4s %10s %10s %10s\n", "CPU", "STARVING", "BOOSTS",
-	       "FAILURES");
+	printf("%4s %10s %10s %10s  %-16s %-32s  %s\n", "CPU", "STARVING",
+	       "BOOSTS", "FAILURES", "LAST KIND", "LAST CGROUP",
+	       "LAST STARVING");
 	cpus_online(&online);
 	for (i = 0; i < (size_t)s->nr_cpus; i++) {
 		const struct cpu_stats *st = &s->cpu[i];
 
 		if (st->starving || st->boosts || st->failures ||
-		    cpuset_test(&online, i))
-			printf("%4zu %10llu %10llu %10llu\n", i,
+		    st->last.tid || cpuset_test(&online, i))
+			printf("%4zu %10llu %10llu %10llu  %s\n", i,
 			       (unsigned long long)st->starving,
 			       (unsigned long long)st->boosts,
-			       (unsigned long long)st->failures);
+			       (unsigned long long)st->failures,
+			       what_text(st->last.tid, st->last.comm,
+					 &st->last.what, what));
 	}
+	episodes_text(s);
 	escalation_text(s);
 	printf("boosts in progress: %zu\n", s->nr_boosting);
 	if (!s->nr_boosting)
 		return;
-	printf("%7s %4s %-15s %9s  %s\n", "TID", "CPU", "POLICY", "LEFT(s)",
-	       "COMM");
+	printf("%7s %4s %-15s %9s  %-16s %-32s  %s\n", "TID", "CPU", "POLICY",
+	       "LEFT(s)", "KIND", "CGROUP", "COMM");
 	for (i = 0; i < s->nr_boosting; i++) {
 		const struct boost_info *b = &s->boosting[i];
 
 		printf("%7u %4d %-15s %9.3f  %s\n", b->tid, b->cpu, b->policy,
 		       b->end_ns > now ?
 		       (double)(b->end_ns - now) / NSEC_PER_SEC : 0.0,
-		       esc_name(b->comm));
+		       what_text(0, b->comm, &b->what, what));
 	}
 }
 

@@ -56,6 +56,7 @@ struct row {
 	char waiter[40];	/* the longest waiter, comm/tid */
 	char holder[64];
 	char boosted[64];	/* comm/tid and runtime, or "-" */
+	char last[64];		/* the last starving task's kind, cgroup */
 };
 
 /* What this view saw of the last boost on a CPU. */
@@ -272,6 +273,7 @@ static const struct boost_info *boost_on(const struct top *t, int cpu)
 /* Boosts that started or ended since the last refresh. */
 static void track_boosts(struct top *t)
 {
+	char kind[24], cg[64];
 	const struct boost_info *b;
 	struct seen_boost *sb;
 	int cpu;
@@ -304,8 +306,10 @@ static void track_boosts(struct top *t)
 			sb->tid = b->tid;
 			sb->start_ns = b->start_ns;
 			snprintf(sb->comm, sizeof(sb->comm), "%s", b->comm);
-			recent(t, "CPU %d %s/%u boosted (%s)", cpu, b->comm,
-			       b->tid, b->policy);
+			recent(t, "CPU %d %s/%u boosted (%s), %s in %s", cpu,
+			       b->comm, b->tid, b->policy,
+			       task_what_kind(&b->what, kind, sizeof(kind)),
+			       task_what_cgroup(&b->what, cg, sizeof(cg)));
 		}
 	}
 }
@@ -338,6 +342,22 @@ static uint64_t threshold_ns(const struct top *t)
 {
 	return t->have_status && t->s.threshold_ns ? t->s.threshold_ns :
 						     DEFAULT_THRESHOLD_NS;
+}
+
+/* "kind cgroup" of @cpu's last starving task, "-" if none. */
+static void last_starving(const struct top *t, int cpu, char *buf,
+			  size_t len)
+{
+	const struct starved_info *l;
+	char kind[24], cg[24];
+
+	l = t->have_status && cpu < t->s.nr_cpus ? &t->s.cpu[cpu].last : NULL;
+	if (!l || !l->tid)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%s %s",
+			 task_what_kind(&l->what, kind, sizeof(kind)),
+			 task_what_cgroup(&l->what, cg, sizeof(cg)));
 }
 
 static void fill_row(const struct top *t, int cpu, struct row *r)
@@ -377,6 +397,7 @@ static void fill_row(const struct top *t, int cpu, struct row *r)
 	} else {
 		snprintf(r->boosted, sizeof(r->boosted), "-");
 	}
+	last_starving(t, cpu, r->last, sizeof(r->last));
 }
 
 static enum sort_key sort_by;
@@ -518,9 +539,10 @@ static void build_frame(struct top *t, bool live, int room)
 	}
 	sort_by = t->sort;
 	qsort(rows, n, sizeof(*rows), row_cmp);
-	add_line(t, false, "%3s %-22s %11s %-13s %4s %4s %-28s %-22s %s",
+	add_line(t, false, "%3s %-22s %11s %-13s %4s %4s %-28s %-22s %-40s %s",
 		 "CPU", "LONGEST WAITER", "WAITED(s)", "VS THRESHOLD", "PCT",
-		 "WAIT", "ON CPU", "BOOSTED, RUNTIME", "LAST BOOST");
+		 "WAIT", "ON CPU", "BOOSTED, RUNTIME",
+		 "LAST STARVING: KIND, CGROUP", "LAST BOOST");
 	if (!n)
 		add_line(t, false, "    no CPU has a waiting task or a boost");
 	shown = room >= 0 && n > room ? room - 1 : n;
@@ -533,10 +555,10 @@ static void build_frame(struct top *t, bool live, int room)
 			 r->lower_bound ? ">=" : "",
 			 (double)r->wait_ns / NSEC_PER_SEC);
 		add_line(t, r->wait_ns >= thr,
-			 "%3d %-22.22s %11s %s %3.0f%% %4u %-28.28s %-22.22s %s",
+			 "%3d %-22.22s %11s %s %3.0f%% %4u %-28.28s %-22.22s %-40.40s %s",
 			 r->cpu, r->waiter, wait, b,
 			 100.0 * r->wait_ns / thr, r->waiters, r->holder,
-			 r->boosted, sb->active ? "(boosting)" :
+			 r->boosted, r->last, sb->active ? "(boosting)" :
 			 sb->outcome ? sb->outcome : "-");
 	}
 	if (shown < n)
