@@ -18,6 +18,7 @@
 #include "lib/starve_fixture.h"
 #include "cpuset.h"
 #include "proc.h"
+#include "task_cgroup.h"
 #include "throttle.h"
 
 #define THROTTLED_RT_US	950000	/* the kernel's default */
@@ -831,6 +832,8 @@ TEST_F_TIMEOUT(starve, status_and_metrics_show_the_boost, 40)
 {
 	struct victim_spec spec = burner_spec(self->cpu);
 	char out[16384], err[8192] = "", series[128], want[64];
+	char what[CGROUP_PATH_LEN + 64];
+	struct task_cgroup cg;
 	struct victim w;
 	pid_t tid;
 	int i;
@@ -846,6 +849,13 @@ TEST_F_TIMEOUT(starve, status_and_metrics_show_the_boost, 40)
 	snprintf(want, sizeof(want), "\"tid\":%d,", (int)tid);
 	EXPECT_TRUE(NULL != strstr(strstr(out, "\"boosting\"") ?: "", want))
 		TH_LOG("%s", out);
+	/* What the boosted victim is, as its report read it: a user task. */
+	ASSERT_EQ(0, task_cgroup_read(tid, &cg));
+	snprintf(what, sizeof(what), "\"kind\":\"user\",\"cgroup\":\"%s\"",
+		 cg.path);
+	EXPECT_TRUE(NULL != strstr(strstr(strstr(out, "\"boosting\"") ?: "",
+					  want) ?: "", what))
+		TH_LOG("%s not in %s", what, out);
 
 	ASSERT_EQ(0, RUN(out, bin_path("starvctl"), "--run-dir", TEST_RUN_DIR,
 			 "-b", test_backend(), "metrics")) TH_LOG("%s", out);
@@ -859,6 +869,10 @@ TEST_F_TIMEOUT(starve, status_and_metrics_show_the_boost, 40)
 			 self->cpu);
 		EXPECT_LE(1, metric(out, series)) TH_LOG("%s", series);
 	}
+	snprintf(series, sizeof(series),
+		 "starvd_starving_episodes_total{cpu=\"%d\",kind=\"user\"}",
+		 self->cpu);
+	EXPECT_LE(1, metric(out, series)) TH_LOG("%s in %s", series, out);
 	snprintf(series, sizeof(series), "starvd_cpu_waiters{cpu=\"%d\"}",
 		 self->cpu);
 	if (metric(out, series) < 1) {

@@ -33,16 +33,6 @@
 #define SAMPLE HEAD "\"cpu\":[" CPU1 "],\"boosting\":[" BOOST "]," \
 	"\"escalated\":[]}"
 
-static int parse(const char *text)
-{
-	struct daemon_status s;
-	int ret = status_file_parse(text, &s);
-
-	if (!ret)
-		status_file_free(&s);
-	return ret;
-}
-
 /* The text of @path, or "". */
 static void read_text(const char *path, char *buf, size_t len)
 {
@@ -54,6 +44,12 @@ static void read_text(const char *path, char *buf, size_t len)
 		fclose(f);
 	}
 	buf[n] = '\0';
+}
+
+static void expect_in(struct __test_metadata *_metadata, const char *text,
+		      const char *s)
+{
+	EXPECT_TRUE(strstr(text, s) != NULL) TH_LOG("%s not in:\n%s", s, text);
 }
 
 static int count(const char *text, const char *s)
@@ -80,12 +76,12 @@ TEST(what_starved_survives_a_write_and_a_read)
 	read_text(path, text, sizeof(text));
 	unlink(path);
 	rmdir(dir);
-	EXPECT_TRUE(strstr(text, "\"episodes\":{\"irq_thread\":2,\"user\":1}") != NULL)
-		TH_LOG("%s", text);
-	EXPECT_TRUE(strstr(text, "\"last\":{\"tid\":25,\"comm\":\"irq/25-virtio\",\"kind\":\"irq_thread\",\"irq\":25,\"cgroup\":\"\"}") != NULL)
-		TH_LOG("%s", text);
-	EXPECT_TRUE(strstr(text, "\"kind\":\"user\",\"cgroup\":\"/system.slice/app.service\"") != NULL)
-		TH_LOG("%s", text);
+	expect_in(_metadata, text,
+		  "\"episodes\":{\"irq_thread\":2,\"user\":1}");
+	expect_in(_metadata, text,
+		  "\"last\":{\"tid\":25,\"comm\":\"irq/25-virtio\",\"kind\":\"irq_thread\",\"irq\":25,\"cgroup\":\"\"}");
+	expect_in(_metadata, text,
+		  "\"kind\":\"user\",\"cgroup\":\"/system.slice/app.service\"");
 	/* Only an IRQ thread has an IRQ. */
 	EXPECT_EQ(1, count(text, "\"irq\":")) TH_LOG("%s", text);
 }
@@ -146,14 +142,19 @@ TEST(a_bad_kind_irq_or_cgroup_is_refused)
 		"\"last\":{\"tid\":1,\"comm\":\"a\",\"kind\":\"user\",\"cgroup\":\"\\u001b[2J\"}",
 		"\"last\":7",
 	};
+	struct daemon_status s;
 	char text[2048];
 	size_t i;
+	int ret;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		snprintf(text, sizeof(text), HEAD "\"cpu\":[{\"cpu\":1,"
 			 "\"starving\":1,\"boosts\":0,\"failures\":0,%s}],"
 			 "\"boosting\":[],\"escalated\":[]}", bad[i]);
-		EXPECT_EQ(-EINVAL, parse(text)) TH_LOG("%s", bad[i]);
+		ret = status_file_parse(text, &s);
+		if (!ret)
+			status_file_free(&s);
+		EXPECT_EQ(-EINVAL, ret) TH_LOG("%s", bad[i]);
 	}
 }
 
@@ -172,12 +173,12 @@ TEST(metrics_count_episodes_by_cpu_and_kind)
 	metrics_print(f, &in);
 	fclose(f);
 	status_file_free(&s);
-	EXPECT_TRUE(strstr(text, "\n# TYPE starvd_starving_episodes_total counter\n") != NULL)
-		TH_LOG("%s", text);
-	EXPECT_TRUE(strstr(text, "\nstarvd_starving_episodes_total{cpu=\"1\",kind=\"irq_thread\"} 2\n") != NULL)
-		TH_LOG("%s", text);
-	EXPECT_TRUE(strstr(text, "\nstarvd_starving_episodes_total{cpu=\"1\",kind=\"user\"} 1\n") != NULL)
-		TH_LOG("%s", text);
+	expect_in(_metadata, text,
+		  "\n# TYPE starvd_starving_episodes_total counter\n");
+	expect_in(_metadata, text,
+		  "\nstarvd_starving_episodes_total{cpu=\"1\",kind=\"irq_thread\"} 2\n");
+	expect_in(_metadata, text,
+		  "\nstarvd_starving_episodes_total{cpu=\"1\",kind=\"user\"} 1\n");
 	/* No series for a CPU and kind never seen. */
 	EXPECT_FALSE(strstr(text, "starvd_starving_episodes_total{cpu=\"0\"") != NULL)
 		TH_LOG("%s", text);
