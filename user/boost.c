@@ -569,11 +569,9 @@ static int fifo_step(struct booster *b, struct boost *bo, uint64_t now)
 				   &bo->applied, NULL);
 		bo->next_ns = fifo_emul_lowered(&bo->emul, now);
 		return ret;
-	case FIFO_ACT_WAIT:
-	case FIFO_ACT_END:	/* boost_step() finishes it at its end */
-		break;
+	default:	/* FIFO_ACT_END: boost_step() finishes it at its end */
+		return 0;
 	}
-	return 0;
 }
 
 /*
