@@ -38,7 +38,7 @@ LDLIBS		+= $(or $(shell $(PKG_CONFIG) --libs libcap 2>/dev/null),-lcap)
 CPPFLAGS	+= $(shell $(PKG_CONFIG) --cflags json-c 2>/dev/null)
 LDLIBS		+= $(or $(shell $(PKG_CONFIG) --libs json-c 2>/dev/null),-ljson-c)
 
-USER_OBJS	:= util cpuset sched_attr options log task_list backend \
+USER_OBJS	:= util cpuset sched_attr options log log_ring task_list backend \
 		   backend_netlink proc detect journal boost report read_retry \
 		   daemon throttle status_file metrics starvctl_args caps \
 		   escalate hrtick json event escape fifo_worker ksym stack \

@@ -14,10 +14,11 @@
  * thread").
  *
  * So once the daemon runs (log_start_async()), a line is copied into a
- * single-producer single-consumer ring and written by a thread of its
- * own, at the daemon's real-time priority (a line is written as soon as
- * the sink takes it, even with busy loops on every CPU; the thread only
- * ever waits for its sinks). The main loop only ever copies; when the ring is
+ * single-producer single-consumer ring of records (log_ring.h), each as
+ * long as its text and JSON, and written by a thread of its own, at the
+ * daemon's real-time priority (a line is written as soon as the sink
+ * takes it, even with busy loops on every CPU; the thread only ever
+ * waits for its sinks). The main loop only ever copies; when the ring is
  * full it waits at most FULL_WAIT_US for room (once per stall), then the
  * line is counted as dropped, and the count is logged once the writer
  * catches up. Before that (start-up, errors on the command line)
@@ -32,6 +33,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <syslog.h>
@@ -40,10 +42,20 @@
 
 #include "escape.h"
 #include "log.h"
+#include "log_ring.h"
 #include "sched_attr.h"
 #include "util.h"
 
-#define RING_LINES	256	/* a power of two */
+/*
+ * The ring holds a burst of RING_EVENTS events at once (a starvation on
+ * as many CPUs): RING_TEXT bytes an event for its record and text line
+ * (a report naming cgroups is about 350), RING_JSON more with --json (its
+ * object is about 700). Both sizes keep the ring a power of two, and
+ * larger than the longest record.
+ */
+#define RING_EVENTS	128
+#define RING_TEXT	512
+#define RING_JSON	1536
 /*
  * A full ring waits this long for the writer to make room: enough for a
  * live reader of a pipe (a test harness, journald) to keep up with a
@@ -53,12 +65,18 @@
 #define FULL_WAIT_US	20000
 #define WRITER_STACK	(64 * 1024)
 
-struct log_line {
+/*
+ * A line: this, then its text and its JSON (none unless an event with
+ * --json), each with a NUL, as one record of the ring.
+ */
+struct log_rec {
 	int prio;
 	bool event;
-	char text[LOG_TEXT_LEN];
-	char json[LOG_JSON_LEN];	/* "" unless an event with --json */
+	unsigned short text_len, json_len;
 };
+
+/* The longest record: the writer copies each out into one this long. */
+#define REC_MAX		(sizeof(struct log_rec) + LOG_TEXT_LEN + LOG_JSON_LEN)
 
 static struct log_config cfg = { .ident = "starvd", .to_stderr = true };
 static int kmsg_fd = -1;
@@ -66,16 +84,16 @@ static int kmsg_fd = -1;
 static struct {
 	bool running;
 	bool stuck;			/* a sink never gave the writer back */
-	unsigned int stalled_at;	/* tail when a wait for room failed, +1 */
+	size_t stalled_at;		/* tail when a wait for room failed, +1 */
 	atomic_bool stop;
 	atomic_bool reopen;		/* SIGHUP: the writer reopens the sinks */
 	pthread_t thread;
 	int efd;			/* the writer sleeps on it */
-	atomic_uint head, tail;		/* head: next to fill; tail: next to write */
-	atomic_uint done;		/* lines written, the last one included */
+	struct log_ring ring;		/* its buffer: from log_start_async() */
+	unsigned int queued;		/* lines queued (the producer's) */
+	atomic_uint done;		/* lines written (the writer's) */
 	atomic_ulong dropped;
 	unsigned long dropped_said;
-	struct log_line ring[RING_LINES];
 	/*
 	 * A main thread with a SCHED_DEADLINE reservation (-R, or the
 	 * fallback of its own priority) cannot hand it down: the kernel
@@ -153,31 +171,36 @@ write_line(int fd, const char *fmt, ...)
 		write_all(fd, buf, n);
 }
 
-static void sinks_write(const struct log_line *l)
+static void sinks_write(const struct log_rec *r, const char *text,
+			const char *json)
 {
-	if (l->json[0])
-		write_line(STDOUT_FILENO, "%s\n", l->json);
-	if (cfg.to_stderr && !(l->event && cfg.json && !cfg.verbose))
-		write_line(STDERR_FILENO, "%s: %s\n", cfg.ident, l->text);
+	if (r->json_len)
+		write_line(STDOUT_FILENO, "%.*s\n", r->json_len, json);
+	if (cfg.to_stderr && !(r->event && cfg.json && !cfg.verbose))
+		write_line(STDERR_FILENO, "%s: %s\n", cfg.ident, text);
 	if (cfg.to_syslog)
-		syslog(l->prio, "%s", l->text);
+		syslog(r->prio, "%s", text);
 	if (kmsg_fd >= 0)
-		write_line(kmsg_fd, "<%d>%s: %s\n", l->prio, cfg.ident, l->text);
+		write_line(kmsg_fd, "<%d>%s: %s\n", r->prio, cfg.ident, text);
 }
 
 static void *writer(void *arg)
 {
 	struct pollfd pfd = { .fd = q.efd, .events = POLLIN };
-	struct log_line l;
-	unsigned int t;
+	union {
+		struct log_rec rec;
+		char bytes[REC_MAX];
+	} m;
+	unsigned int written = 0;
+	const char *text, *json;
 	uint64_t v;
 
 	if (q.dl.size)
 		q.dl_ret = sched_setattr_tid(0, &q.dl);
 	atomic_store(&q.started, true);
 	for (;;) {
-		t = atomic_load_explicit(&q.tail, memory_order_relaxed);
-		if (t == atomic_load_explicit(&q.head, memory_order_acquire)) {
+		/* Copied out: its room is free while the sinks take it. */
+		if (!log_ring_get(&q.ring, &m, sizeof(m))) {
 			if (atomic_load(&q.stop))
 				return NULL;
 			poll(&pfd, 1, -1);
@@ -186,81 +209,103 @@ static void *writer(void *arg)
 				return NULL;
 			continue;
 		}
-		l = q.ring[t % RING_LINES];
-		atomic_store_explicit(&q.tail, t + 1, memory_order_release);
+		text = m.bytes + sizeof(m.rec);
+		json = text + m.rec.text_len + 1;
 		if (atomic_exchange(&q.reopen, false)) {
 			sinks_close();
 			sinks_open();
 		}
-		sinks_write(&l);
-		atomic_store(&q.done, t + 1);
+		sinks_write(&m.rec, text, json);
+		atomic_store(&q.done, ++written);
 	}
 }
 
 static void wake_writer(void);
 
-/* Is there room for one more line, waiting a little if the writer moves? */
-static bool room(unsigned int h)
+/* Put @iov in the ring, waiting a little for room if the writer moves. */
+static bool put(const struct iovec *iov, int cnt)
 {
 	struct timespec ts = { .tv_nsec = 1000 * 1000 };
-	unsigned int t = atomic_load_explicit(&q.tail, memory_order_acquire);
 	int waited_us = 0;
 
-	if (h - t < RING_LINES)
+	if (log_ring_put(&q.ring, iov, cnt))
 		return true;
-	if (q.stalled_at == t + 1)
+	if (q.stalled_at == log_ring_tail(&q.ring) + 1)
 		return false;	/* still where it stalled: do not wait again */
 	while (waited_us < FULL_WAIT_US) {
 		nanosleep(&ts, NULL);
 		waited_us += 1000;
-		t = atomic_load_explicit(&q.tail, memory_order_acquire);
-		if (h - t < RING_LINES)
+		if (log_ring_put(&q.ring, iov, cnt))
 			return true;
 	}
-	q.stalled_at = t + 1;
+	q.stalled_at = log_ring_tail(&q.ring) + 1;
 	return false;
 }
 
-/* Queue @l for the writer; false if the ring is full (the line is lost). */
-static bool push(const struct log_line *l)
+/*
+ * Queue a line for the writer: @r, @text and @json as long as @r says;
+ * false if the ring is full.
+ */
+static bool push(const struct log_rec *r, const char *text, const char *json)
 {
-	unsigned int h = atomic_load_explicit(&q.head, memory_order_relaxed);
+	const struct iovec iov[] = {
+		{ (void *)r, sizeof(*r) },
+		{ (void *)text, r->text_len },
+		{ "", 1 },
+		{ (void *)json, r->json_len },
+		{ "", 1 },
+	};
 
-	if (!room(h)) {
-		atomic_fetch_add(&q.dropped, 1);
+	if (!put(iov, ARRAY_SIZE(iov)))
 		return false;
-	}
-	q.ring[h % RING_LINES] = *l;
-	atomic_store_explicit(&q.head, h + 1, memory_order_release);
+	q.queued++;
 	wake_writer();
 	return true;
 }
 
-static void emit_line(struct log_line *l)
+/*
+ * One line, @text made one line of printable ASCII: names come escaped
+ * (escape.h), and this net escapes what any other text could still hold
+ * (a control byte, a byte past ASCII) the same way, so that no line
+ * breaks in two or sends an escape sequence to a terminal. @json is cut
+ * to LOG_JSON_LEN - 1 bytes.
+ */
+static void emit(int prio, bool event, const char *raw, const char *json)
 {
+	struct log_rec r = { .prio = prio, .event = event };
+	char text[LOG_TEXT_LEN];
 	unsigned long dropped;
 
 	if (q.stuck)
 		return;
+	str_escape_ctl(raw, text, sizeof(text));
+	r.text_len = strlen(text);
+	r.json_len = strnlen(json, LOG_JSON_LEN - 1);
 	if (!q.running) {
-		sinks_write(l);
+		sinks_write(&r, text, json);
 		return;
 	}
 	dropped = atomic_load(&q.dropped);
 	if (dropped != q.dropped_said) {
-		struct log_line note = { .prio = LOG_WARNING };
+		struct log_rec n = { .prio = LOG_WARNING };
+		char note[128];
 
-		snprintf(note.text, sizeof(note.text),
+		snprintf(note, sizeof(note),
 			 "%lu log line(s) dropped: the log sinks (console, syslog, kmsg, stdout) did not keep up",
 			 dropped - q.dropped_said);
-		if (push(&note))
+		n.text_len = strlen(note);
+		if (push(&n, note, ""))
 			q.dropped_said = dropped;
 	}
-	push(l);
+	/* The line is lost; a note that is not queued stays to say. */
+	if (!push(&r, text, json))
+		atomic_fetch_add(&q.dropped, 1);
 }
 
 int log_start_async(void)
 {
+	size_t size = RING_EVENTS * (RING_TEXT + (cfg.json ? RING_JSON : 0));
+	void *buf;
 	int ret;
 
 	/*
@@ -273,14 +318,20 @@ int log_start_async(void)
 		q.dl.sched_flags &= ~SCHED_FLAG_RESET_ON_FORK;
 	else
 		memset(&q.dl, 0, sizeof(q.dl));
+	buf = malloc(size);
+	if (!buf)
+		return -ENOMEM;
+	log_ring_init(&q.ring, buf, size);
 	q.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (q.efd < 0)
-		return -errno;
+	if (q.efd < 0) {
+		ret = -errno;
+		goto err_free;
+	}
 	ret = thread_start(&q.thread, WRITER_STACK, writer, NULL);
 	if (ret) {
 		close(q.efd);
 		q.efd = -1;
-		return ret;
+		goto err_free;
 	}
 	q.running = true;
 	if (q.dl.size) {
@@ -295,6 +346,11 @@ int log_start_async(void)
 				strerror(-q.dl_ret) : "it did not start");
 	}
 	return 0;
+
+err_free:
+	free(buf);
+	q.ring.buf = NULL;
+	return ret;
 }
 
 static void wake_writer(void)
@@ -323,7 +379,7 @@ static void stop_async(void)
 
 	atomic_store(&q.stop, true);
 	wake_writer();
-	while (atomic_load(&q.done) != atomic_load(&q.head) &&
+	while (atomic_load(&q.done) != q.queued &&
 	       idle_ms < STALL_MS && ms < STOP_MAX_MS) {
 		nanosleep(&ts, NULL);
 		ms += 10;
@@ -334,8 +390,11 @@ static void stop_async(void)
 		}
 	}
 	q.running = false;
-	if (atomic_load(&q.done) != atomic_load(&q.head)) {
-		/* The writer is inside a sink: touch none of them again. */
+	if (atomic_load(&q.done) != q.queued) {
+		/*
+		 * The writer is inside a sink: touch none of them again, and
+		 * leave it the ring.
+		 */
 		q.stuck = true;
 		return;
 	}
@@ -343,6 +402,8 @@ static void stop_async(void)
 	pthread_join(q.thread, NULL);
 	close(q.efd);
 	q.efd = -1;
+	free(q.ring.buf);
+	q.ring.buf = NULL;
 }
 
 void log_close(void)
@@ -364,25 +425,12 @@ void log_reopen(void)
 	atomic_store(&q.reopen, true);
 }
 
-/*
- * @text as one line of printable ASCII in @l: names come escaped
- * (escape.h), and this net escapes what any other text could still hold
- * (a control byte, a byte past ASCII) the same way, so that no line
- * breaks in two or sends an escape sequence to a terminal.
- */
-static void set_text(struct log_line *l, const char *text)
-{
-	str_escape_ctl(text, l->text, sizeof(l->text));
-}
-
 static void vlog(int prio, const char *fmt, va_list ap)
 {
-	struct log_line l = { .prio = prio };
 	char text[LOG_TEXT_LEN];
 
 	vsnprintf(text, sizeof(text), fmt, ap);
-	set_text(&l, text);
-	emit_line(&l);
+	emit(prio, false, text, "");
 }
 
 void log_msg(const char *fmt, ...)
@@ -410,10 +458,5 @@ bool log_json(void)
 
 void log_event(const char *text, const char *json)
 {
-	struct log_line l = { .prio = LOG_INFO, .event = true };
-
-	set_text(&l, text);
-	if (cfg.json)
-		snprintf(l.json, sizeof(l.json), "%s", json);
-	emit_line(&l);
+	emit(LOG_INFO, true, text, cfg.json ? json : "");
 }
