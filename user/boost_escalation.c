@@ -6,8 +6,8 @@
 #include "event.h"
 #include "util.h"
 
-struct escalation *escalation_find(const struct escalations *t,
-				   uint32_t tid)
+static struct escalation *escalation_find(const struct escalations *t,
+					  uint32_t tid)
 {
 	size_t i;
 

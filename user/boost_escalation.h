@@ -34,8 +34,6 @@ struct escalations {
 	uint64_t nr_escalations;	/* granted so far */
 };
 
-struct escalation *escalation_find(const struct escalations *t,
-				   uint32_t tid);
 /*
  * The runtime of the next boost of the task @tid started at @start_time
  * (task_id.h): policy.base_ns (-r), or more for a task whose last boosts
