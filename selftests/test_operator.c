@@ -150,6 +150,13 @@ static void top_in_tmux(struct __test_metadata *_metadata,
 		       self->d->err);
 	CHECK(wait_screen(tid, "restored, progress: progress", NULL), "no restore of %s with progress shown:\n%s\nstarvd:\n%s",
 		       tid, screen, self->d->err);
+	/*
+	 * What the boosted task is, as starvd's report read it: in the line
+	 * of its next boost, if the first began before top started.
+	 */
+	EXPECT_TRUE(wait_screen(tid, "), user in ", NULL))
+		TH_LOG("no kind and cgroup of %s in a boost line:\n%s", tid,
+		       screen);
 	/* What the operator saw, for the log. */
 	for (char *l = strtok(screen, "\n"); l; l = strtok(NULL, "\n"))
 		printf("# | %s\n", l);
