@@ -834,6 +834,7 @@ TEST_F_TIMEOUT(starve, status_and_metrics_show_the_boost, 40)
 	char out[16384], err[8192] = "", series[128], want[64];
 	char what[CGROUP_PATH_LEN + 64];
 	struct task_cgroup cg;
+	const char *row;
 	struct victim w;
 	pid_t tid;
 	int i;
@@ -856,6 +857,14 @@ TEST_F_TIMEOUT(starve, status_and_metrics_show_the_boost, 40)
 	EXPECT_TRUE(NULL != strstr(strstr(strstr(out, "\"boosting\"") ?: "",
 					  want) ?: "", what))
 		TH_LOG("%s not in %s", what, out);
+	/* And in the text's boost table, its row: TID, CPU, ..., KIND. */
+	ASSERT_EQ(0, RUN(out, bin_path("starvctl"), "--run-dir", TEST_RUN_DIR,
+			 "status")) TH_LOG("%s", out);
+	snprintf(want, sizeof(want), "\n%7d %4d ", (int)tid, self->cpu);
+	row = strstr(out, want);
+	EXPECT_TRUE(row && strstr(row, "  user ") &&
+		    strstr(row, "  user ") < strchr(row + 1, '\n'))
+		TH_LOG("no row of %d with kind user in:\n%s", (int)tid, out);
 
 	ASSERT_EQ(0, RUN(out, bin_path("starvctl"), "--run-dir", TEST_RUN_DIR,
 			 "-b", test_backend(), "metrics")) TH_LOG("%s", out);
