@@ -274,6 +274,23 @@ TEST(kinds_beyond_the_bound_share_the_last_slot)
 	EXPECT_EQ(4, st.episodes[STATUS_KINDS - 1].n);
 }
 
+/* A path longer than the file keeps: its end, the workload's name. */
+TEST(a_long_cgroup_keeps_its_end)
+{
+	struct task_what w = { .kind = "user", .irq = -1 };
+	char path[1024];
+
+	memset(path, 'a', sizeof(path));
+	strcpy(path + sizeof(path) - 12, "/app.scope");
+	task_what_cut(&w, path);
+	EXPECT_EQ(TASK_CGROUP_LEN - 1, strlen(w.cgroup));
+	EXPECT_EQ(0, strncmp(w.cgroup, "...aaa", 6));
+	EXPECT_STREQ("/app.scope",
+		     w.cgroup + strlen(w.cgroup) - strlen("/app.scope"));
+	task_what_cut(&w, "/system.slice/a.service");
+	EXPECT_STREQ("/system.slice/a.service", w.cgroup);
+}
+
 TEST(a_table_shows_kind_and_the_end_of_a_long_cgroup)
 {
 	struct task_what w = { .kind = "irq_thread", .irq = 25,

@@ -74,7 +74,7 @@ static void what_of(const struct task_role *role,
 	snprintf(w->kind, sizeof(w->kind), "%s",
 		 role ? task_role_name(role->kind) : "unknown");
 	w->irq = role && role->kind == ROLE_IRQ ? role->irq : -1;
-	snprintf(w->cgroup, sizeof(w->cgroup), "%s", cg ? cg->path : "");
+	task_what_cut(w, cg ? cg->path : "");
 }
 
 void report_starving(const struct starvd_task *t, uint64_t read_time_ns,

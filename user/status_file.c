@@ -128,21 +128,33 @@ const char *task_what_kind(const struct task_what *w, char *buf,
 	return buf;
 }
 
+/* @path into @buf (@len bytes), "..." and its end if it does not fit. */
+static void cut_front(const char *path, char *buf, size_t len)
+{
+	size_t n = strlen(path);
+
+	if (n < len)
+		snprintf(buf, len, "%s", path);
+	else if (len > 4)
+		snprintf(buf, len, "...%s", path + n - (len - 4));
+	else if (len)
+		buf[0] = '\0';
+}
+
+void task_what_cut(struct task_what *w, const char *path)
+{
+	cut_front(path, w->cgroup, sizeof(w->cgroup));
+}
+
 const char *task_what_cgroup(const struct task_what *w, char *buf,
 			     size_t len)
 {
-	size_t n = strlen(w->cgroup);
-
 	if (!w->kind[0])
 		snprintf(buf, len, "-");
-	else if (!n)
+	else if (!w->cgroup[0])
 		snprintf(buf, len, "/");
-	else if (n < len)
-		snprintf(buf, len, "%s", w->cgroup);
-	else if (len > 4)
-		snprintf(buf, len, "...%s", w->cgroup + n - (len - 4));
-	else if (len)
-		buf[0] = '\0';
+	else
+		cut_front(w->cgroup, buf, len);
 	return buf;
 }
 

@@ -20,8 +20,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "task_cgroup.h"
-
 #define STATUS_FILE	"state"
 
 /*
@@ -30,11 +28,20 @@
  */
 #define TASK_KIND_LEN	24
 
+#define TASK_CGROUP_LEN	256
+
 struct task_what {
 	char kind[TASK_KIND_LEN];	/* task_role_name(), "unknown"; "" none */
 	int irq;			/* an IRQ thread's IRQ, else -1 */
-	char cgroup[CGROUP_PATH_LEN];	/* escaped; "" the root cgroup */
+	/*
+	 * Escaped; "" the root cgroup. A longer path is "..." and its
+	 * end: the workload's name (task_what_cut()).
+	 */
+	char cgroup[TASK_CGROUP_LEN];
 };
+
+/* @path (escaped) into @w->cgroup, its end if it does not fit. */
+void task_what_cut(struct task_what *w, const char *path);
 
 /* A CPU's last starving task. */
 struct starved_info {
