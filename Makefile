@@ -43,7 +43,7 @@ USER_OBJS	:= util cpuset sched_attr options log log_ring task_list backend \
 		   daemon throttle status_file metrics starvctl_args caps \
 		   escalate hrtick json event escape fifo_worker ksym stack \
 		   stack_sample stack_unwind stack_render \
-		   run_dir task_id holder capset task_cgroup task_role episodes advise \
+		   run_dir task_id holder capset task_cgroup task_role episodes advise oneshot \
 		   starved
 # The booster's modules beside boost.c and fifo_worker.c.
 USER_OBJS	+= fifo_policy boost_debt boost_escalation boost_refusal \

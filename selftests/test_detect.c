@@ -424,6 +424,43 @@ TEST_F(holder, every_task_on_the_cpu_may_hold_it)
 	EXPECT_EQ(4, holder_of(self, FIFO10, 2));
 }
 
+/*
+ * starvd's own thread on the CPU, and nothing else that holds it: the
+ * wait is starvd's doing (its start-up on the CPU it watches), not to be
+ * boosted above every task. With a holder, or starvd elsewhere, it is not.
+ */
+TEST_F(holder, starvd_alone_on_the_cpu_holds_it)
+{
+	self->d.self_tgid = 3;
+	put(self, 3, 39, RUNNING, 0);		/* starvd, FIFO 60 */
+	EXPECT_EQ(0, holder_of(self, 40, 2));
+	EXPECT_TRUE(detect_held_by_self(&self->d, &self->l, 2,
+					&self->l.v[0]));
+	/* The busy loop it preempted for its read holds the CPU. */
+	put(self, 4, 40, WAITING, 1000);
+	EXPECT_FALSE(detect_held_by_self(&self->d, &self->l, 2,
+					 &self->l.v[0]));
+	self->d.self_tgid = 0;
+	EXPECT_FALSE(detect_held_by_self(&self->d, &self->l, 2,
+					 &self->l.v[0]));
+}
+
+/* starvd elsewhere, or waiting itself: not what holds the CPU. */
+TEST_F(holder, starvd_elsewhere_does_not_hold_it)
+{
+	struct starvd_task s = {
+		.tid = 3, .tgid = 3, .cpu = 0, .prio = 39, .state = RUNNING,
+	};
+
+	self->d.self_tgid = 3;
+	task_list_add(&self->l, &s);
+	EXPECT_FALSE(detect_held_by_self(&self->d, &self->l, 2,
+					 &self->l.v[0]));
+	put(self, 3, 39, WAITING, 10);
+	EXPECT_FALSE(detect_held_by_self(&self->d, &self->l, 2,
+					 &self->l.v[0]));
+}
+
 /* starvctl cpus and top name the CPU's holder by the same rule. */
 TEST_F(holder, the_cpus_view_shows_the_higher_of_two_running)
 {

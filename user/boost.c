@@ -16,15 +16,11 @@
 #include "util.h"
 
 /*
- * Every boost is reset on fork. The kernel refuses fork() to a
- * SCHED_DEADLINE task without it (EAGAIN: a starving task given its
- * boost, or kthreadd, cannot create a process or kernel thread while it
- * lasts; docs/kernel-behaviours.md, "A SCHED_DEADLINE task cannot
- * fork"), and a child of a SCHED_FIFO emulation boost would otherwise
- * keep the boost's priority for good, restored by no one. A child forked
- * during a boost starts at SCHED_OTHER, nice 0; one forked while an
- * emulation boost is lowered inherits the task's own attributes, as
- * without starvd.
+ * Every boost is reset on fork: the kernel refuses fork() to a
+ * SCHED_DEADLINE task without it (docs/kernel-behaviours.md, "A
+ * SCHED_DEADLINE task cannot fork"), and a child of an emulation boost
+ * would keep its priority for good. A child forked during a boost starts
+ * at SCHED_OTHER, nice 0; one forked while lowered as without starvd.
  */
 #define BOOST_FLAGS	SCHED_FLAG_RESET_ON_FORK
 
@@ -237,15 +233,20 @@ static int start_fifo(struct booster *b, struct boost *bo, int holder_prio,
 {
 	int only, own, prio, ret;
 
-	/* Below FIFO_BOOST_MAX_PRIO: the worker's own is one above. */
+	own_scheduling(&only, &own);
+	/*
+	 * The worker's own is one above. On starvd's only CPU at most
+	 * starvd's real-time priority: raised above it for the first
+	 * period, the task would preempt starvd before the hand-over.
+	 */
 	prio = fifo_boost_prio(holder_prio, bo->saved.sched_priority,
-			       FIFO_BOOST_MAX_PRIO);
+			       bo->task.cpu == only && own ?
+			       own + 1 : FIFO_BOOST_MAX_PRIO);
 	if (prio && bo->task.cpu >= 0 && b->pool.n) {
 		ret = start_worker(b, bo, prio, now);
 		if (ret != -ENOTSUP)
 			return ret;
 	}
-	own_scheduling(&only, &own);
 	prio = fifo_boost_prio(holder_prio, bo->saved.sched_priority,
 			       bo->task.cpu == only ? own : 0);
 	if (!prio)

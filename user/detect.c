@@ -248,3 +248,17 @@ const struct starvd_task *detect_holder(const struct detect *d,
 		return NULL;
 	return h;
 }
+
+bool detect_held_by_self(const struct detect *d, const struct task_list *l,
+			 int nr_cpus, const struct starvd_task *t)
+{
+	size_t i;
+
+	if (!d->self_tgid || detect_holder(d, l, nr_cpus, t))
+		return false;
+	for (i = 0; i < l->n; i++)
+		if (l->v[i].cpu == t->cpu && l->v[i].tgid == d->self_tgid &&
+		    l->v[i].state == STARVD_TASK_RUNNING)
+			return true;
+	return false;
+}

@@ -27,6 +27,7 @@
 #include "event.h"
 #include "journal.h"
 #include "log.h"
+#include "oneshot.h"
 #include "options.h"
 #include "proc.h"
 #include "read_retry.h"
@@ -157,6 +158,22 @@ static void boost_task(struct starvd *d, const struct starvd_task *t,
 	st->failures += d->booster.nr_failures - failures;
 }
 
+/*
+ * A wait of starvd's own doing is not boosted (detect_held_by_self()):
+ * said once, and looked at again a threshold later, when another task
+ * may hold the CPU.
+ */
+static void held_by_self(struct starvd *d, const struct starvd_task *t)
+{
+	static bool said;
+
+	if (!said)
+		log_msg("pid %u (%s) waits on CPU %d behind starvd itself, which runs there: not boosted (raised above every task, it would keep starvd off that CPU); give starvd a CPU without busy loops with -a",
+			t->tid, esc_name(t->comm), t->cpu);
+	said = true;
+	detect_repeat(&d->detect, t->tid, t->wait_ns + d->cfg.threshold_ns);
+}
+
 static void handle_starving(struct starvd *d, const struct starvd_task *t,
 			    uint64_t now)
 {
@@ -186,6 +203,11 @@ static void handle_starving(struct starvd *d, const struct starvd_task *t,
 	if (d->cfg.log_only) {
 		detect_repeat(&d->detect, t->tid,
 			      t->wait_ns + log_only_repeat_ns(&d->cfg));
+		return;
+	}
+	if (!h && detect_held_by_self(&d->detect, &d->tasks,
+				      d->backend.nr_cpus, t)) {
+		held_by_self(d, t);
 		return;
 	}
 	boost_task(d, t, h, now);
@@ -481,61 +503,6 @@ static int setup_signals(struct starvd *d)
 }
 
 /* --rt-throttling off|on|show: stalld's throttlectl. */
-static int rt_throttling_cmd(struct starvd *d)
-{
-	int status = rt_throttling_command(&d->cfg);
-
-	config_free(&d->cfg);
-	return status;
-}
-
-/*
- * What starvd acts on as root, checked before it acts on any (run_dir.h):
- * the run directory and what it reads back from it, and the pidfile.
- */
-static int check_run_files(const struct config *cfg)
-{
-	char err[4096];
-	int ret;
-
-	if (cfg->pidfile && !cfg->restore_only) {
-		ret = run_file_check(cfg->pidfile, err, sizeof(err));
-		if (ret && ret != -ENOENT) {
-			log_err("-P/--pidfile: %s", err);
-			return ret;
-		}
-	}
-	if (cfg->log_only && !cfg->restore_only)
-		return 0;
-	ret = run_dir_check(cfg->run_dir, err, sizeof(err));
-	if (ret)
-		log_err("%s", err);
-	return ret;
-}
-
-/* --restore: what a killed starvd left boosted, e.g. from ExecStopPost. */
-static int restore_only(struct starvd *d)
-{
-	int ret = check_run_files(&d->cfg);
-
-	if (ret) {
-		config_free(&d->cfg);
-		return EXIT_FAILURE;
-	}
-	ret = journal_open(&d->journal, d->cfg.run_dir);
-	if (ret) {
-		log_err("cannot open the boost journal in %s/boosts: %s",
-			d->cfg.run_dir, strerror(-ret));
-		return EXIT_FAILURE;
-	}
-	boost_recover(&d->journal, d->cfg.run_dir);
-	journal_close(&d->journal);
-	/* RT throttling as a killed starvd found it (no-op if none). */
-	ret = rt_throttling_restore(d->cfg.run_dir, RT_SAVED_ONLY);
-	config_free(&d->cfg);
-	return ret ? EXIT_FAILURE : EXIT_SUCCESS;
-}
-
 /*
  * How far start() got, so that stop() undoes exactly that much, in the
  * reverse order.
@@ -564,7 +531,7 @@ static int open_resources(struct starvd *d)
 				       .to_syslog = lc.to_syslog,
 				       .to_kmsg = lc.to_kmsg });
 	if (pin_self(&d->cfg) || caps_check_start(&d->cfg) ||
-	    check_run_files(&d->cfg) ||
+	    run_files_check(&d->cfg) ||
 	    rt_throttling_start(&d->cfg, &d->rt_owned))
 		return -1;
 	d->stage = STAGE_RT;
@@ -800,9 +767,9 @@ int main(int argc, char **argv)
 	}
 	log_init(&(struct log_config){ .ident = d.cfg.name, .to_stderr = true });
 	if (d.cfg.restore_only)
-		return restore_only(&d);
+		return oneshot_restore(&d.cfg);
 	if (d.cfg.rt_throttling)
-		return rt_throttling_cmd(&d);
+		return oneshot_rt_throttling(&d.cfg);
 
 	if (!start(&d)) {
 		sig = run(&d);
