@@ -128,7 +128,7 @@ void task_role_explain(struct task_role *r, int cpu, const char *cmdline)
 		break;
 	case ROLE_KWORKER:
 		snprintf(r->about, sizeof(r->about),
-			 "per-CPU workqueue worker%s%s%s: work queued on CPU %d cannot move; %s, %s",
+			 "per-CPU workqueue worker%s%s%s: work queued for CPU %d runs there; %s, %s",
 			 r->workqueue[0] ? " (workqueue of its last work: " : "",
 			 r->workqueue, r->workqueue[0] ? ")" : "",
 			 cpu, listed(cmdline, "isolcpus", cpu, a, sizeof(a)),
@@ -142,7 +142,7 @@ void task_role_explain(struct task_role *r, int cpu, const char *cmdline)
 		break;
 	case ROLE_KSOFTIRQD:
 		snprintf(r->about, sizeof(r->about),
-			 "softirqs deferred on CPU %d (network receive, timers, tasklets): per-CPU, cannot move",
+			 "softirqs deferred on CPU %d (network receive, timers, tasklets): per-CPU, they stay on it",
 			 cpu);
 		break;
 	case ROLE_IRQ:
@@ -166,12 +166,12 @@ void task_role_explain(struct task_role *r, int cpu, const char *cmdline)
 		break;
 	case ROLE_KTIMERS:
 		snprintf(r->about, sizeof(r->about),
-			 "timers and soft hrtimers of CPU %d (PREEMPT_RT): per-CPU, cannot move; %s",
+			 "timers and soft hrtimers of CPU %d (PREEMPT_RT): per-CPU, they stay on it; %s",
 			 cpu, listed(cmdline, "nohz_full", cpu, a, sizeof(a)));
 		break;
 	case ROLE_IRQ_WORK:
 		snprintf(r->about, sizeof(r->about),
-			 "deferred irq_work of CPU %d (PREEMPT_RT): per-CPU, cannot move",
+			 "deferred irq_work of CPU %d (PREEMPT_RT): per-CPU, it stays on it",
 			 cpu);
 		break;
 	case ROLE_CPUHP:
