@@ -108,14 +108,17 @@ irq_on() {	# irq_on CPU: the IRQ and its thread are there
 	[ "$(cat /proc/irq/$irq/effective_affinity_list 2>/dev/null)" = "$1" ] &&
 		grep -q "^Cpus_allowed_list:[[:space:]]*$1\$" /proc/$irqtid/status
 }
+irq_wait() {	# irq_wait CPU: 9p traffic until irq_on CPU (bounded)
+	i=0
+	until irq_on "$1" || [ $i -ge 100 ]; do
+		ls / >/dev/null
+		sleep 0.1
+		i=$((i + 1))
+	done
+	irq_on "$1"
+}
 echo 1 >/proc/irq/$irq/smp_affinity_list
-i=0
-until irq_on 1 || [ $i -ge 100 ]; do
-	ls / >/dev/null
-	sleep 0.1
-	i=$((i + 1))
-done
-irq_on 1
+irq_wait 1
 ok $? "IRQ $irq ($irqcomm) and its thread moved to CPU 1"
 
 # The scheduler features (debugfs sched_features before 5.13).
@@ -332,13 +335,7 @@ if [ "$mode" = test ]; then
 	[ -n "$cure" ]
 	ok $? "starvctl advise says to move IRQ $irq off CPU 1, with the command: $cure"
 	sh -c "$cure"
-	i=0
-	until irq_on 0 || [ $i -ge 100 ]; do
-		ls / >/dev/null
-		sleep 0.1
-		i=$((i + 1))
-	done
-	irq_on 0
+	irq_wait 0
 	ok $? "the command moved IRQ $irq and its thread to CPU 0"
 	run_case cured
 	[ "$first_half" -gt 0 ] && [ "$second_half" -gt 0 ]
