@@ -36,7 +36,8 @@ static void parse(const uint8_t *data, size_t size, struct outcome *o)
 		FUZZ_CHECK(o->c.cpu >= -1 && o->c.cpu < NR_CPUS);
 		FUZZ_CHECK(o->c.backend == BACKEND_AUTO ||
 			   o->c.backend == BACKEND_BPF ||
-			   o->c.backend == BACKEND_NETLINK);
+			   o->c.backend == BACKEND_NETLINK ||
+			   o->c.backend == BACKEND_NETLINK_OR_BPF);
 		FUZZ_CHECK(o->c.bpf_mode <= STARVD_MODE_TRACKING);
 		FUZZ_CHECK(o->c.run_dir);
 		/* The command is one of the arguments, as given. */
