@@ -850,8 +850,12 @@ TEST_F_TIMEOUT(starve, status_and_metrics_show_the_boost, 40)
 	snprintf(want, sizeof(want), "\"tid\":%d,", (int)tid);
 	EXPECT_TRUE(NULL != strstr(strstr(out, "\"boosting\"") ?: "", want))
 		TH_LOG("%s", out);
-	/* What the boosted victim is, as its report read it: a user task. */
-	ASSERT_EQ(0, task_cgroup_read(tid, &cg));
+	/*
+	 * What the boosted victim is, as its report read it: a user task,
+	 * in its cgroup ("" where /proc names none: the guests mount no
+	 * cgroup hierarchy).
+	 */
+	task_cgroup_read(tid, &cg);
 	snprintf(what, sizeof(what), "\"kind\":\"user\",\"cgroup\":\"%s\"",
 		 cg.path);
 	EXPECT_TRUE(NULL != strstr(strstr(strstr(out, "\"boosting\"") ?: "",
