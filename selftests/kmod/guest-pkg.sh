@@ -246,8 +246,11 @@ kill $syslogd
 wait $syslogd 2>/dev/null
 rm -f /dev/log
 # No file: no state, pidfile, saved RT runtime or boost journal entry
-# (its directory stays). systemd then removes the RuntimeDirectory=.
-left=$(cd $root/run/stalld && find . ! -type d)
+# (its directory stays); only the episodes kept for starvctl advise,
+# meant to outlive a restart (RuntimeDirectoryPreserve=restart). systemd
+# then removes the RuntimeDirectory=, them with it.
+left=$(cd $root/run/stalld &&
+	find . ! -type d ! -name episodes ! -name episodes.old)
 echo "# left in /run/stalld: $(cd $root/run/stalld && find . -mindepth 1 | tr '\n' ' ')"
 [ "$(cat /proc/sys/kernel/sched_rt_runtime_us)" = "$rt0" ] && [ -z "$left" ] &&
 	rm -r $root/run/stalld
