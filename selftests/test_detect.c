@@ -424,6 +424,15 @@ TEST_F(holder, every_task_on_the_cpu_may_hold_it)
 	EXPECT_EQ(4, holder_of(self, FIFO10, 2));
 }
 
+/* As starvd asks it: with the holder detect_holder() found. */
+static bool held_by_self(FIXTURE_DATA(holder) *self)
+{
+	const struct starvd_task *t = &self->l.v[0];
+
+	return detect_held_by_self(&self->d, &self->l, t,
+				   detect_holder(&self->d, &self->l, 2, t));
+}
+
 /*
  * starvd's own thread on the CPU, and nothing else that holds it: the
  * wait is starvd's doing (its start-up on the CPU it watches), not to be
@@ -434,15 +443,12 @@ TEST_F(holder, starvd_alone_on_the_cpu_holds_it)
 	self->d.self_tgid = 3;
 	put(self, 3, 39, RUNNING, 0);		/* starvd, FIFO 60 */
 	EXPECT_EQ(0, holder_of(self, 40, 2));
-	EXPECT_TRUE(detect_held_by_self(&self->d, &self->l, 2,
-					&self->l.v[0]));
+	EXPECT_TRUE(held_by_self(self));
 	/* The busy loop it preempted for its read holds the CPU. */
 	put(self, 4, 40, WAITING, 1000);
-	EXPECT_FALSE(detect_held_by_self(&self->d, &self->l, 2,
-					 &self->l.v[0]));
+	EXPECT_FALSE(held_by_self(self));
 	self->d.self_tgid = 0;
-	EXPECT_FALSE(detect_held_by_self(&self->d, &self->l, 2,
-					 &self->l.v[0]));
+	EXPECT_FALSE(held_by_self(self));
 }
 
 /* starvd elsewhere, or waiting itself: not what holds the CPU. */
@@ -454,11 +460,9 @@ TEST_F(holder, starvd_elsewhere_does_not_hold_it)
 
 	self->d.self_tgid = 3;
 	task_list_add(&self->l, &s);
-	EXPECT_FALSE(detect_held_by_self(&self->d, &self->l, 2,
-					 &self->l.v[0]));
+	EXPECT_FALSE(held_by_self(self));
 	put(self, 3, 39, WAITING, 10);
-	EXPECT_FALSE(detect_held_by_self(&self->d, &self->l, 2,
-					 &self->l.v[0]));
+	EXPECT_FALSE(held_by_self(self));
 }
 
 /* starvctl cpus and top name the CPU's holder by the same rule. */

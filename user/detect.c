@@ -250,11 +250,12 @@ const struct starvd_task *detect_holder(const struct detect *d,
 }
 
 bool detect_held_by_self(const struct detect *d, const struct task_list *l,
-			 int nr_cpus, const struct starvd_task *t)
+			 const struct starvd_task *t,
+			 const struct starvd_task *holder)
 {
 	size_t i;
 
-	if (!d->self_tgid || detect_holder(d, l, nr_cpus, t))
+	if (!d->self_tgid || holder)
 		return false;
 	for (i = 0; i < l->n; i++)
 		if (l->v[i].cpu == t->cpu && l->v[i].tgid == d->self_tgid &&

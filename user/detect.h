@@ -111,14 +111,15 @@ const struct starvd_task *detect_holder(const struct detect *d,
 					const struct starvd_task *t);
 
 /*
- * Is starvd itself what keeps @t off its CPU in read @l: one of its own
- * threads runs there, and no other task holds it (detect_holder() gives
- * none)? Its wait is starvd's doing (its start-up on a CPU it watches,
- * say), and boosted with no holder known, @t would be raised above every
- * task, starvd too, on a CPU starvd needs.
+ * Is starvd itself what keeps @t off its CPU in read @l: no other task
+ * holds it (@holder, detect_holder()'s answer, is NULL) and one of
+ * starvd's own threads runs there? Its wait is starvd's doing (its
+ * start-up on a CPU it watches, say), and boosted with no holder known,
+ * @t would be raised above every task, starvd too, on a CPU starvd needs.
  */
 bool detect_held_by_self(const struct detect *d, const struct task_list *l,
-			 int nr_cpus, const struct starvd_task *t);
+			 const struct starvd_task *t,
+			 const struct starvd_task *holder);
 
 /*
  * Forget that @tid's wait was reported, keeping what the reads proved of

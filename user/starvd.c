@@ -205,8 +205,7 @@ static void handle_starving(struct starvd *d, const struct starvd_task *t,
 			      t->wait_ns + log_only_repeat_ns(&d->cfg));
 		return;
 	}
-	if (!h && detect_held_by_self(&d->detect, &d->tasks,
-				      d->backend.nr_cpus, t)) {
+	if (detect_held_by_self(&d->detect, &d->tasks, t, h)) {
 		held_by_self(d, t);
 		return;
 	}
