@@ -156,8 +156,7 @@ static struct advise_change *change_for(struct advise *a,
 	c->first = e->unix_time;
 	if (!strcmp(name, "move_user_task"))
 		copy(c->cgroup, sizeof(c->cgroup), e->cgroup);
-	/* The IRQ's actions, until write_change() makes the title. */
-	copy(c->title, sizeof(c->title), e->actions);
+	copy(c->actions, sizeof(c->actions), e->actions);
 	return c;
 }
 
@@ -224,17 +223,16 @@ static int max_holder_prio(const struct advise *a, const char *change)
 static void write_change(const struct advise *a, struct advise_change *c)
 {
 	const char *hk = a->housekeeping;
-	char cpus[256], actions[128], mask[256], unit[200];
+	char cpus[256], mask[256], unit[200];
 	struct cpuset house = { 0 };
 	int prio;
 
 	cpuset_format(&c->cpus, cpus, sizeof(cpus));
-	copy(actions, sizeof(actions), c->title);
 	c->title[0] = c->command[0] = c->boot[0] = c->note[0] = '\0';
 	if (!strcmp(c->change, "move_irq")) {
 		snprintf(c->title, sizeof(c->title), "Move IRQ %d%s%s%s off CPU %s",
-			 c->irq, *actions ? " (" : "", actions,
-			 *actions ? ")" : "", cpus);
+			 c->irq, *c->actions ? " (" : "", c->actions,
+			 *c->actions ? ")" : "", cpus);
 		if (*hk) {
 			snprintf(c->command, sizeof(c->command),
 				 "echo %s > /proc/irq/%d/smp_affinity_list",

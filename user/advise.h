@@ -49,6 +49,7 @@ struct advise_change {
 	long long first, last;		/* unix time */
 	char tasks[ADVISE_TASKS][64];
 	int irq;			/* move_irq: its number, else -1 */
+	char actions[128];		/* move_irq: the IRQ's, escaped */
 	char cgroup[512];		/* move_user_task: escaped, "" root */
 	char command[512];		/* run-time change; "" none */
 	char boot[640];			/* kernel parameters; "" none */
