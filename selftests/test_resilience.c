@@ -978,4 +978,63 @@ TEST_F_TIMEOUT(starve, kstack_in_report, 40)
 	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
 }
 
+/*
+ * Every test kills its children as kill_and_reap() does: stopped, given
+ * the caller's CPU and policy, then killed. A child holding
+ * SCHED_DEADLINE bandwidth (a reservation of its own, or a boost) is
+ * stopped long past its 0-lag time, and a task taken out of the class
+ * in one step then keeps its bandwidth in the kernel's total for good
+ * (docs/kernel-behaviours.md, "DEADLINE bandwidth left behind after a
+ * task leaves the class"): a few such kills and RT throttling cannot be
+ * turned on again, every later test that needs it failing with EBUSY.
+ * The total is back where it was once the child is gone.
+ */
+TEST(killed_deadline_child_leaves_no_bandwidth)
+{
+	struct sched_attr dl = {
+		.size = sizeof(dl),
+		.sched_policy = SCHED_DEADLINE,
+		.sched_runtime = 100 * NSEC_PER_MSEC,
+		.sched_deadline = NSEC_PER_SEC,
+		.sched_period = NSEC_PER_SEC,
+	};
+	long long before, held, after;
+	int ready[2], ret = -EIO;
+	pid_t pid;
+
+	if (dl_total_bw(&before))
+		SKIP(return, "the kernel's SCHED_DEADLINE total is not readable here (no sched/debug in debugfs)");
+	ASSERT_EQ(0, pipe(ready));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		unpin(0);	/* a reservation needs every CPU */
+		ret = sched_setattr_tid(0, &dl);
+		if (write(ready[1], &ret, sizeof(ret)) != sizeof(ret))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	if (read(ready[0], &ret, sizeof(ret)) != sizeof(ret))
+		ret = -EIO;
+	close(ready[0]);
+	if (ret) {
+		kill_and_reap(pid);
+		ASSERT_EQ(0, ret)
+			TH_LOG("a reservation of 10%% refused (%s): bandwidth already lost to an earlier test?",
+			       strerror(-ret));
+	}
+	ASSERT_EQ(0, dl_total_bw(&held));
+	EXPECT_LT(before, held);
+	/* Asleep past its 0-lag time (microseconds after it blocked). */
+	usleep(100 * 1000);
+	kill_and_reap(pid);
+	ASSERT_EQ(0, dl_total_bw(&after));
+	EXPECT_LE(after, before)
+		TH_LOG("the kernel's SCHED_DEADLINE total went from %lld to %lld (%lld with the child) after the child was killed",
+		       before, after, held);
+}
+
 TEST_HARNESS_MAIN

@@ -35,9 +35,11 @@ int sched_setattr_tid(pid_t tid, const struct sched_attr *attr)
  * without the task, and the timer then takes the bandwidth off a total
  * that does not have it: the kernel admits too much, or, the total
  * wrapped below zero, refuses SCHED_DEADLINE admissions, writes of
- * sched_rt_runtime_us and CPU hotplug until the next rebuild
- * (docs/kernel-behaviours.md, "DEADLINE bandwidth left behind after a
- * task leaves the class").
+ * sched_rt_runtime_us and CPU hotplug until the next rebuild. A task
+ * that leaves while asleep past its 0-lag time has no timer left to take
+ * its bandwidth off: it stays in the total for good, even after the
+ * task's exit (docs/kernel-behaviours.md, "DEADLINE bandwidth left
+ * behind after a task leaves the class").
  *
  * So the task first gets a reservation below the kernel's bandwidth
  * resolution, 2^-20: the minimum runtime (1 << DL_SCALE ns) of a period

@@ -483,7 +483,8 @@ static int follow(pid_t pid, pid_t tid, void *arg)
 
 	CPU_ZERO(&here);
 	CPU_SET(cpu < 0 ? 0 : cpu, &here);
-	sched_setattr_tid(tid, as);
+	/* A stopped SCHED_DEADLINE thread: one step would leave its bandwidth. */
+	set_attr_as_starvd_would(tid, as);
 	sched_setaffinity(tid, sizeof(here), &here);
 	return 0;
 }
