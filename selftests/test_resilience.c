@@ -805,6 +805,51 @@ TEST_F_TIMEOUT(starve, restore_leaves_no_deadline_bandwidth_behind, 60)
 	victim_stop(&w);
 }
 
+/*
+ * A boosted task that does its work and goes back to sleep is asleep
+ * past its 0-lag time when its boost ends: taken out of SCHED_DEADLINE in
+ * one step, it would keep its bandwidth in the kernel's total for good
+ * (docs/kernel-behaviours.md, "DEADLINE bandwidth left behind after a
+ * task leaves the class"), on every kernel, with no rebuild needed. A
+ * victim that runs once and sleeps 3 s is boosted at 50 % for 1 s: once
+ * it is restored, the total holds none of it.
+ */
+TEST_F_TIMEOUT(starve, restore_while_asleep_leaves_no_bandwidth, 60)
+{
+	struct victim_spec spec = {
+		.proc_name = "stv-sleeper",
+		.thread_name = "stv-sleeper",
+		.cpu = self->cpu,
+		.attr = fifo_attr(VICTIM_PRIO),
+		.sleep_ns = 3 * NSEC_PER_SEC,
+	};
+	struct sched_attr orig = fifo_attr(VICTIM_PRIO);
+	long long before, after;
+	char policy[32];
+	struct victim w;
+	pid_t tid;
+
+	if (dl_total_bw(&before))
+		SKIP(return, "the kernel's SCHED_DEADLINE total is not readable here (no sched/debug in debugfs)");
+	add_victim(_metadata, self, &spec, &w);
+	tid = w.st->tid;
+	/* It alone is boosted, not stv-victim: the total holds no other. */
+	START("-t", "0.5", "-r", "500000000", "-p", "1000000000", "-d", "1",
+	      "-I", "^([^s]|s[^t]|st[^v]|stv[^-]|stv-[^s])");
+	WAIT_EVENT("boost", tid);
+	json_str(self->line, "policy", policy, sizeof(policy));
+	ASSERT_STREQ("SCHED_DEADLINE", policy);
+	WAIT_EVENT("restore", tid);
+	ASSERT_EQ(0, dl_total_bw(&after));
+	EXPECT_LE(after, before)
+		TH_LOG("the kernel's SCHED_DEADLINE total went from %lld to %lld once the victim, asleep, was restored; events:\n%sstderr:\n%s",
+		       before, after, daemon_out_tail(self->d, 4096),
+		       self->d->err);
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, 5000));
+	expect_attr(_metadata, tid, &orig);
+	victim_stop(&w);
+}
+
 /* The value of a Prometheus sample "@series " in @out, -1 if missing. */
 static double metric(const char *out, const char *series)
 {
