@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Command-line parsing and validation: stalld's options and defaults. */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
 
@@ -336,6 +339,50 @@ TEST(syslog_is_opt_in)
 			TH_LOG("%s %s", t[i].args[0] ?: "", t[i].args[1] ?: "");
 		config_free(&p.cfg);
 	}
+}
+
+/*
+ * While it starts, standard error too, but not where standard error is
+ * the journal (systemd's $JOURNAL_STREAM names it) and -s sends the
+ * lines there already: each line reaches the journal once.
+ */
+TEST(startup_stderr_unless_it_is_the_journal)
+{
+	static const struct {
+		const char *args[3];
+		int stream;	/* 0: no JOURNAL_STREAM, 1: stderr's, 2: another */
+		bool to_stderr;
+	} t[] = {
+		{ { "-f", "-s" }, 0, true },
+		{ { "-f", "-s" }, 1, false },
+		{ { "-f", "-s" }, 2, true },
+		{ { "-s" }, 1, false },
+		{ { "-f" }, 1, true },
+		{ { "-f", "-k" }, 1, true },
+	};
+	char js[64];
+	struct log_config lc;
+	struct parsed p;
+	struct stat st;
+	size_t i;
+
+	ASSERT_EQ(0, fstat(STDERR_FILENO, &st));
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		snprintf(js, sizeof(js), "%llu:%llu",
+			 (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino + (t[i].stream == 2));
+		ASSERT_EQ(0, t[i].stream ? setenv("JOURNAL_STREAM", js, 1) :
+					   unsetenv("JOURNAL_STREAM"));
+		parse(&p, (const char **)t[i].args);
+		ASSERT_EQ(PARSE_OK, p.res) TH_LOG("%s", p.err);
+		lc = startup_log_config(&p.cfg);
+		EXPECT_EQ(t[i].to_stderr, lc.to_stderr)
+			TH_LOG("%s %s, JOURNAL_STREAM %s", t[i].args[0],
+			       t[i].args[1] ?: "", t[i].stream ? js : "unset");
+		EXPECT_EQ(running_log_config(&p.cfg).to_syslog, lc.to_syslog);
+		config_free(&p.cfg);
+	}
+	unsetenv("JOURNAL_STREAM");
 }
 
 /* -l reports again at every granularity, stalld's 5 s without -g. */

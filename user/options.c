@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <starvd/abi.h>
 
@@ -362,6 +363,30 @@ struct log_config running_log_config(const struct config *cfg)
 		.to_kmsg = cfg->log_kmsg,
 		.json = cfg->json,
 		.verbose = cfg->verbose,
+	};
+}
+
+/* $JOURNAL_STREAM is "DEVICE:INODE" of the journal's stream (systemd.exec(5)). */
+static bool stderr_is_journal(void)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	return js && sscanf(js, "%llu:%llu", &dev, &ino) == 2 &&
+	       !fstat(STDERR_FILENO, &st) && st.st_dev == dev &&
+	       st.st_ino == ino;
+}
+
+struct log_config startup_log_config(const struct config *cfg)
+{
+	struct log_config run = running_log_config(cfg);
+
+	return (struct log_config) {
+		.ident = run.ident,
+		.to_stderr = !(run.to_syslog && stderr_is_journal()),
+		.to_syslog = run.to_syslog,
+		.to_kmsg = run.to_kmsg,
 	};
 }
 

@@ -120,6 +120,14 @@ void config_free(struct config *cfg);
  */
 struct log_config running_log_config(const struct config *cfg);
 
+/*
+ * Where its lines go while it starts, until it daemonizes: those of the
+ * running daemon, and standard error too (stalld shows them there),
+ * unless standard error is the journal ($JOURNAL_STREAM names it, as
+ * systemd sets it for a service) and -s already sends them there.
+ */
+struct log_config startup_log_config(const struct config *cfg);
+
 /* How often -l reports a task again while it keeps waiting. */
 uint64_t log_only_repeat_ns(const struct config *cfg);
 

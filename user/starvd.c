@@ -522,13 +522,11 @@ enum stage {
 static int open_resources(struct starvd *d)
 {
 	struct log_config lc = running_log_config(&d->cfg);
+	struct log_config start = startup_log_config(&d->cfg);
 	char err[1024];
 	int ret;
 
-	/* Until it daemonizes, the terminal too (stalld logs these). */
-	log_init(&(struct log_config){ .ident = d->cfg.name, .to_stderr = true,
-				       .to_syslog = lc.to_syslog,
-				       .to_kmsg = lc.to_kmsg });
+	log_init(&start);
 	if (pin_self(&d->cfg) || caps_check_start(&d->cfg) ||
 	    run_files_check(&d->cfg) ||
 	    rt_throttling_start(&d->cfg, &d->rt_owned))
