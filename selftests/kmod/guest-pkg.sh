@@ -16,9 +16,12 @@
 # vm/pkg-guest.sh), starvd-stalld-compat replaces it and keeps its
 # variables; stalld.service's command lines run starvd as stalld, which
 # boosts a task starved by a real-time busy loop and logs it under the
-# stalld name, and starvctl sees it running; stalld's package replaces
-# the compat package back, and once both are purged nothing of either is
-# left. OVERLAY_KO: the guest kernel's overlay.ko (the initramfs lacks it).
+# stalld name, and starvctl sees it running; then systemd, booted in the
+# scratch root as a container's init, runs stalld.service with its
+# sandbox from "systemctl start stalld" to "systemctl poweroff"; stalld's
+# package replaces the compat package back, and once both are purged
+# nothing of either is left. OVERLAY_KO: the guest kernel's overlay.ko
+# (the initramfs lacks it).
 debs=$1
 overlay_ko=$2
 stalld_dir=$3
@@ -35,7 +38,7 @@ in_root() {
 }
 
 echo "TAP version 13"
-echo "1..18"
+echo "1..25"
 echo "# guest kernel $kver; packages: $(cd "$debs" && echo *.deb)"
 grep -qw overlay /proc/filesystems || insmod "$overlay_ko"
 mkdir -p /tmp/pkgroot/upper /tmp/pkgroot/work $root
@@ -255,6 +258,138 @@ echo "# left in /run/stalld: $(cd $root/run/stalld && find . -mindepth 1 | tr '\
 [ "$(cat /proc/sys/kernel/sched_rt_runtime_us)" = "$rt0" ] && [ -z "$left" ] &&
 	rm -r $root/run/stalld
 ok $? "stopped: RT throttling back ($rt0), no file of the daemon's left in /run/stalld"
+
+# The same unit under systemd, as "systemctl start stalld" runs it: the
+# host root's systemd booted in the scratch root as a container's init
+# (its own pid, mount and cgroup namespaces: systemd --system runs as
+# PID 1 only), into a target that wants nothing, every unit the host's
+# targets pull in at boot masked but the journal's. systemd and its
+# services stay on CPU 0 (CPUAffinity=). Its /run is its own: from here,
+# the container's files are under /proc/PID/root.
+sd=/etc/systemd/system
+mkdir -p $root$sd/system.conf.d
+printf '[Unit]\nDescription=the package guest: nothing but what is started\n' \
+	>$root$sd/pkg-guest.target
+printf '[Manager]\nCPUAffinity=0\nShowStatus=no\n' >$root$sd/system.conf.d/pkg-guest.conf
+for u in $(cd $root && for t in sysinit sockets timers paths local-fs; do
+	ls lib/systemd/system/$t.target.wants etc/systemd/system/$t.target.wants 2>/dev/null
+done | grep -v ':$' | sort -u); do
+	case $u in
+	systemd-journald.service | systemd-journald.socket | systemd-journald-dev-log.socket) ;;
+	*) ln -sf /dev/null $root$sd/$u ;;
+	esac
+done
+mkdir -p /tmp/cg
+mount -t cgroup2 cgroup2 /tmp/cg && mkdir -p /tmp/cg/pkg-guest
+tb=$(date +%s)
+cat >/tmp/sd-init.sh <<EOS
+mount -t proc proc $root/proc &&
+mount -t cgroup2 cgroup2 $root/sys/fs/cgroup &&
+mount -t tmpfs -o mode=0755 tmpfs $root/run &&
+mount -t tmpfs tmpfs $root/tmp &&
+exec chroot $root env -i container=starvd-pkg-guest /lib/systemd/systemd --system --unit=pkg-guest.target
+EOS
+sh -c 'echo $$ >/tmp/cg/pkg-guest/cgroup.procs &&
+	exec unshare --mount --pid --cgroup --fork --kill-child sh /tmp/sd-init.sh' \
+	>/tmp/systemd.log 2>&1 </dev/null &
+container=$!
+tries=0
+sdpid=
+until [ -n "$sdpid" ] || [ $tries -ge 50 ]; do
+	tries=$((tries + 1))
+	sleep 0.2
+	sdpid=$(cat /proc/$container/task/$container/children 2>/dev/null | cut -d' ' -f1)
+done
+in_sd() {	# in_sd CMD...: CMD in the container, as its own command would run
+	nsenter -t "$sdpid" -a -r -w "$@"
+}
+# is-active says "active" once systemd is up (its exit status alone
+# does not tell: before, systemctl finds no systemd to ask).
+sd_active() {	# sd_active UNIT: UNIT is active in the container
+	[ "$(in_sd systemctl is-active "$1" 2>/dev/null)" = active ]
+}
+tries=0
+until sd_active pkg-guest.target; do
+	tries=$((tries + 1))
+	[ $tries -lt 120 ] && kill -0 $container 2>/dev/null || break
+	sleep 1
+done
+booted=$(($(date +%s) - tb))
+sd_active pkg-guest.target
+up=$?
+ok $up "systemd boots in the scratch root as a container's init (pid $sdpid, in ${booted} s)"
+# systemd itself writes to the console (vm/run.sh keeps it); what
+# failed before it ran, here.
+[ $up = 0 ] || sed 's/^/# container: /' /tmp/systemd.log
+
+sroot=/proc/$sdpid/root
+in_sd systemctl start stalld >/tmp/start.log 2>&1
+st=$?
+sed 's/^/# start: /' /tmp/start.log
+tries=0
+until [ -e $sroot/run/stalld/state ]; do
+	tries=$((tries + 1))
+	[ $tries -lt 120 ] && sd_active stalld || break
+	sleep 1
+done
+spid=$(in_sd systemctl show -p MainPID --value stalld)
+comm=$(cat $sroot/proc/"${spid:-0}"/comm 2>/dev/null)
+in_sd systemctl status --no-pager stalld 2>&1 | sed 's/^/# status: /'
+echo "# MainPID $spid ($comm), /run/stalld: $(ls $sroot/run/stalld | tr '\n' ' ')"
+[ $st = 0 ] && sd_active stalld && [ "$comm" = stalld ] &&
+	[ -e $sroot/run/stalld/state ] && [ "$(cat $sroot/run/stalld/stalld.pid)" = "$spid" ] &&
+	[ "$(cat /proc/sys/kernel/sched_rt_runtime_us)" = -1 ]
+ok $? "systemctl start stalld: active, starvd as stalld in /run/stalld, RT throttling off"
+
+# The unit's sandbox is on the daemon: its cgroup, a mount namespace
+# of its own (ProtectSystem=, PrivateTmp=), a seccomp filter.
+cg=$(in_sd cat /proc/"${spid:-0}"/cgroup 2>/dev/null)
+sec=$(sed -n 's/^Seccomp:[[:space:]]*//p' $sroot/proc/"${spid:-0}"/status 2>/dev/null)
+echo "# cgroup $cg, Seccomp $sec"
+[ "$cg" = 0::/system.slice/stalld.service ] && [ "$sec" = 2 ] &&
+	[ "$(readlink $sroot/proc/$spid/ns/mnt)" != "$(readlink $sroot/proc/1/ns/mnt)" ]
+ok $? "the daemon runs in stalld.service's sandbox (cgroup, mount namespace, seccomp)"
+
+in_sd journalctl -u stalld --no-pager >/tmp/journal 2>&1
+sed 's/^/# journal: /' /tmp/journal | tail -n 15
+# Each of the daemon's lines once, though both its standard error and
+# syslog reach the journal (standard error's copy has the "stalld: " prefix).
+twice=$(sed -n "s/^.* stalld\[$spid\]: \(stalld: \)\{0,1\}//p" /tmp/journal | sort | uniq -d)
+echo "# in the journal twice: $twice"
+grep -q "stalld\[$spid\]: starvd .*threshold 5\.000 s" /tmp/journal && [ -z "$twice" ]
+ok $? "journalctl -u stalld: each line once, under the stalld name, THRESH from /etc/default/stalld"
+
+in_sd starvctl status >/tmp/status 2>&1
+st=$?
+sed 's/^/# status: /' /tmp/status
+[ $st = 0 ] && grep -q "running, pid $spid" /tmp/status
+ok $? "starvctl status sees stalld.service's daemon running"
+
+in_sd systemctl stop stalld >/tmp/stop.log 2>&1
+st=$?
+sed 's/^/# stop: /' /tmp/stop.log
+[ $st = 0 ] && [ "$(in_sd systemctl is-active stalld)" = inactive ] &&
+	[ "${spid:-0}" != 0 ] && [ ! -e $sroot/run/stalld ] &&
+	[ "$(cat /proc/sys/kernel/sched_rt_runtime_us)" = "$rt0" ] &&
+	[ -z "$(cat $sroot/sys/fs/cgroup/system.slice/stalld.service/cgroup.procs 2>/dev/null)" ]
+ok $? "systemctl stop stalld: RT throttling back ($rt0), /run/stalld gone, no process left"
+
+in_sd systemctl poweroff >/dev/null 2>&1
+tries=0
+while kill -0 $container 2>/dev/null && [ $tries -lt 120 ]; do
+	tries=$((tries + 1))
+	sleep 1
+done
+# Still there: no clean shutdown; unshare --kill-child takes it down.
+! kill -0 $container 2>/dev/null
+down=$?
+[ $down = 0 ] || kill $container
+wait $container
+[ $up = 0 ] && [ $down = 0 ] && grep -q '^populated 0$' /tmp/cg/pkg-guest/cgroup.events &&
+	find /tmp/cg/pkg-guest -depth -type d -exec rmdir {} + &&
+	[ ! -e /tmp/cg/pkg-guest ]
+ok $? "systemctl poweroff: systemd exits, no process of the container left"
+umount /tmp/cg
 taskset -p 3 $$ >/dev/null
 
 # apt installs stalld again, the way back: the compat package goes.
