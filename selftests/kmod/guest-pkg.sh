@@ -5,23 +5,22 @@
 # make check-pkg-vm), install the starvd, starvd-dkms and
 # starvd-stalld-compat .debs of DEBDIR with dpkg into a scratch copy of
 # the guest's root: an overlayfs with the read-only host root below and a
-# tmpfs above, chrooted into, with a fresh /run (no systemd there, as in
-# the guest). Checks, KTAP: dpkg installs starvd and starvd-dkms;
-# starvd-dkms's postinst (DKMS's package hook) built and installed the
-# module for the running guest kernel; modprobe loads it and the module
-# answers the packaged starvctl; the packaged daemon runs from the
-# packaged unit's command lines (ExecStartPre, ExecStart, ExecStopPost)
-# with the packaged /etc/default/starvd, and RT throttling is back after.
+# tmpfs above, chrooted into, with a fresh /run. Checks, KTAP: dpkg
+# installs starvd and starvd-dkms; starvd-dkms's postinst (DKMS's package
+# hook) built and installed the module for the running guest kernel;
+# modprobe loads it and the module answers the packaged starvctl; under
+# systemd, booted in the scratch root as a container's init, "systemctl
+# start starvd" runs the packaged daemon with the packaged
+# /etc/default/starvd, and RT throttling is back after "systemctl stop".
 # Then, on a machine running the stalld package of STALLDDIR (a stand-in:
 # vm/pkg-guest.sh), starvd-stalld-compat replaces it and keeps its
 # variables; stalld.service's command lines run starvd as stalld, which
 # boosts a task starved by a real-time busy loop and logs it under the
-# stalld name, and starvctl sees it running; then systemd, booted in the
-# scratch root as a container's init, runs stalld.service with its
-# sandbox from "systemctl start stalld" to "systemctl poweroff"; stalld's
-# package replaces the compat package back, and once both are purged
-# nothing of either is left. OVERLAY_KO: the guest kernel's overlay.ko
-# (the initramfs lacks it).
+# stalld name, and starvctl sees it running; then systemd runs
+# stalld.service with its sandbox from "systemctl start stalld" to
+# "systemctl poweroff"; stalld's package replaces the compat package
+# back, and once both are purged nothing of either is left. OVERLAY_KO:
+# the guest kernel's overlay.ko (the initramfs lacks it).
 debs=$1
 overlay_ko=$2
 stalld_dir=$3
@@ -38,7 +37,7 @@ in_root() {
 }
 
 echo "TAP version 13"
-echo "1..25"
+echo "1..27"
 echo "# guest kernel $kver; packages: $(cd "$debs" && echo *.deb)"
 grep -qw overlay /proc/filesystems || insmod "$overlay_ko"
 mkdir -p /tmp/pkgroot/upper /tmp/pkgroot/work $root
@@ -100,9 +99,127 @@ ok $? "modprobe starvd"
 in_root /usr/bin/starvctl -b netlink info >/tmp/info 2>&1
 ok $? "the packaged starvctl reads the module ($(head -n1 /tmp/info))"
 
+# Real systemd: the host root's (252), booted in the scratch root as a
+# container's init, its own pid, mount and cgroup namespaces (systemd
+# --system runs as PID 1 only), with its own /proc, /run, /tmp and
+# cgroup2, into a target that wants nothing; every unit the host's boot
+# targets want is masked but the journal's. systemd and its services stay
+# on CPU 0 (CPUAffinity=). The container's files are under
+# $sroot (/proc/PID/root): its /run is not the scratch root's.
+sd=/etc/systemd/system
+mkdir -p $root$sd/system.conf.d
+printf '[Unit]\nDescription=the package guest: nothing but what is started\n' \
+	>$root$sd/pkg-guest.target
+printf '[Manager]\nCPUAffinity=0\nShowStatus=no\n' >$root$sd/system.conf.d/pkg-guest.conf
+for u in $(cd $root && for t in sysinit sockets timers paths local-fs; do
+	ls lib/systemd/system/$t.target.wants etc/systemd/system/$t.target.wants 2>/dev/null
+done | grep -v ':$' | sort -u); do
+	case $u in
+	systemd-journald.service | systemd-journald.socket | systemd-journald-dev-log.socket) ;;
+	*) ln -sf /dev/null $root$sd/$u ;;
+	esac
+done
+cat >/tmp/sd-init.sh <<EOS
+mount -t proc proc $root/proc &&
+mount -t cgroup2 cgroup2 $root/sys/fs/cgroup &&
+mount -t tmpfs -o mode=0755 tmpfs $root/run &&
+mount -t tmpfs tmpfs $root/tmp &&
+exec chroot $root env -i container=starvd-pkg-guest /lib/systemd/systemd --system --unit=pkg-guest.target
+EOS
+mkdir -p /tmp/cg
+in_sd() {	# in_sd CMD...: CMD in the container, as its own command would run
+	nsenter -t "$sdpid" -a -r -w "$@"
+}
+# is-active says "active" once systemd is up (its exit status alone
+# does not tell: before, systemctl finds no systemd to ask).
+sd_active() {	# sd_active UNIT: UNIT is active in the container
+	[ "$(in_sd systemctl is-active "$1" 2>/dev/null)" = active ]
+}
+sd_boot() {	# sets container (unshare's pid), sdpid, sroot, up (0: booted)
+	mount -t cgroup2 cgroup2 /tmp/cg && mkdir -p /tmp/cg/pkg-guest
+	tb=$(date +%s)
+	sh -c 'echo $$ >/tmp/cg/pkg-guest/cgroup.procs &&
+		exec unshare --mount --pid --cgroup --fork --kill-child sh /tmp/sd-init.sh' \
+		>/tmp/systemd.log 2>&1 </dev/null &
+	container=$!
+	tries=0
+	sdpid=
+	until [ -n "$sdpid" ] || [ $tries -ge 50 ]; do
+		tries=$((tries + 1))
+		sleep 0.2
+		sdpid=$(cut -d' ' -f1 /proc/$container/task/$container/children 2>/dev/null)
+	done
+	sroot=/proc/$sdpid/root
+	tries=0
+	until sd_active pkg-guest.target; do
+		tries=$((tries + 1))
+		[ $tries -lt 120 ] && kill -0 $container 2>/dev/null || break
+		sleep 1
+	done
+	sd_active pkg-guest.target
+	up=$?
+	ok $up "systemd boots in the scratch root as a container's init (pid $sdpid, in $(($(date +%s) - tb)) s)"
+	# systemd itself writes to the console (vm/run.sh keeps it); what
+	# failed before it ran, here.
+	[ $up = 0 ] || sed 's/^/# container: /' /tmp/systemd.log
+}
+sd_stop() {	# sd_stop NAME: "systemctl stop NAME", and nothing of it left
+	in_sd systemctl stop "$1" >/tmp/stop.log 2>&1
+	st=$?
+	sed 's/^/# stop: /' /tmp/stop.log
+	[ $st = 0 ] && [ "$(in_sd systemctl is-active "$1")" = inactive ] &&
+		[ "${spid:-0}" != 0 ] && [ ! -e "$sroot/run/$1" ] &&
+		[ "$(cat /proc/sys/kernel/sched_rt_runtime_us)" = "$rt0" ] &&
+		[ -z "$(cat "$sroot/sys/fs/cgroup/system.slice/$1.service/cgroup.procs" 2>/dev/null)" ]
+	ok $? "systemctl stop $1: RT throttling back ($rt0), /run/$1 gone, no process left"
+}
+sd_poweroff() {
+	in_sd systemctl poweroff >/dev/null 2>&1
+	tries=0
+	while kill -0 $container 2>/dev/null && [ $tries -lt 120 ]; do
+		tries=$((tries + 1))
+		sleep 1
+	done
+	# Still there: no clean shutdown; unshare --kill-child takes it down.
+	! kill -0 $container 2>/dev/null
+	down=$?
+	[ $down = 0 ] || kill $container
+	wait $container
+	[ $up = 0 ] && [ $down = 0 ] && grep -q '^populated 0$' /tmp/cg/pkg-guest/cgroup.events &&
+		find /tmp/cg/pkg-guest -depth -type d -exec rmdir {} + &&
+		[ ! -e /tmp/cg/pkg-guest ]
+	ok $? "systemctl poweroff: systemd exits, no process of the container left"
+	umount /tmp/cg
+}
+
+# starvd.service, as "systemctl start starvd" runs it, the packaged
+# /etc/default/starvd and the module loaded.
+rt0=$(cat /proc/sys/kernel/sched_rt_runtime_us)
+sd_boot
+in_sd systemctl start starvd >/tmp/start.log 2>&1
+st=$?
+sed 's/^/# start: /' /tmp/start.log
+# Ready when starvctl status answers (start-up under TCG takes a while).
+tries=0
+until in_sd starvctl status >/tmp/status 2>&1; do
+	tries=$((tries + 1))
+	[ $tries -lt 120 ] && sd_active starvd || break
+	sleep 1
+done
+in_sd starvctl status >/tmp/status 2>&1
+sst=$?
+sed 's/^/# status: /' /tmp/status
+spid=$(in_sd systemctl show -p MainPID --value starvd)
+in_sd journalctl -u starvd --no-pager 2>&1 | tail -n 12 | sed 's/^/# journal: /'
+[ $st = 0 ] && [ $sst = 0 ] && sd_active starvd && grep -q "running, pid $spid" /tmp/status &&
+	[ "$(cat /proc/sys/kernel/sched_rt_runtime_us)" = -1 ]
+ok $? "systemctl start starvd: active with the packaged config, RT throttling off, starvctl status sees it"
+sd_stop starvd
+sd_poweroff
+in_root modprobe -r starvd
+
 # A unit's command lines, as systemd would run them without sandboxing:
 # their $VARS from the unit's EnvironmentFile= files, "+" dropped.
-unit=/lib/systemd/system/starvd.service
 cat >$root/tmp/unit.sh <<'EOS'
 unit=$1 what=$2
 set -a
@@ -115,34 +232,6 @@ sed -n "s/^$what=+\{0,1\}//p" $unit | while read -r line; do
 	eval "$line" || exit 1
 done
 EOS
-rt0=$(cat /proc/sys/kernel/sched_rt_runtime_us)
-mkdir -m 0700 -p $root/run/starvd
-in_root sh /tmp/unit.sh $unit ExecStartPre
-rt1=$(cat /proc/sys/kernel/sched_rt_runtime_us)
-in_root sh /tmp/unit.sh $unit ExecStart >/tmp/daemon.log 2>&1 &
-bg=$!
-# Ready when starvctl status answers (start-up under TCG takes a while).
-tries=0
-until in_root /usr/bin/starvctl status >/tmp/status 2>&1; do
-	tries=$((tries + 1))
-	[ $tries -lt 120 ] && kill -0 $bg 2>/dev/null || break
-	sleep 1
-done
-in_root /usr/bin/starvctl status >/tmp/status 2>&1
-st=$?
-sed 's/^/# status: /' /tmp/status
-pid=$(pidof starvd)
-[ $st = 0 ] && [ -n "$pid" ] && [ "$rt1" = -1 ]
-ok $? "the packaged unit's ExecStartPre and ExecStart run the daemon with the packaged config"
-[ -z "$pid" ] || kill $pid
-wait
-sed 's/^/# daemon: /' /tmp/daemon.log
-in_root sh /tmp/unit.sh $unit ExecStopPost
-[ "$(cat /proc/sys/kernel/sched_rt_runtime_us)" = "$rt0" ]
-ok $? "ExecStopPost restored kernel.sched_rt_runtime_us ($rt0)"
-# The RuntimeDirectory= goes with the stopped unit, as systemd removes it.
-rm -r $root/run/starvd
-in_root modprobe -r starvd
 
 # A machine running stalld, whose administrator set its threshold.
 # The packages' paths in the scratch root, named outside it.
@@ -175,7 +264,9 @@ echo "# owners: $owners; /usr/bin/stalld -> $(readlink $root/usr/bin/stalld)"
 ok $? "stalld's files are the compat package's now, /etc/default/stalld as the administrator left it"
 
 # stalld.service, as systemd starts it: RuntimeDirectory=, ExecStartPre,
-# ExecStart. The test itself stays on CPU 0, and so does the daemon.
+# ExecStart. Not under the container's systemd: starvd acts on the thread
+# ids of the initial pid namespace, which name no task in the container's.
+# The test itself stays on CPU 0, and so does the daemon.
 unit=/lib/systemd/system/stalld.service
 taskset -p 1 $$ >/dev/null
 # The unit may log to syslog (--log_syslog): /dev/log is read into
@@ -259,70 +350,8 @@ echo "# left in /run/stalld: $(cd $root/run/stalld && find . -mindepth 1 | tr '\
 	rm -r $root/run/stalld
 ok $? "stopped: RT throttling back ($rt0), no file of the daemon's left in /run/stalld"
 
-# The same unit under systemd, as "systemctl start stalld" runs it: the
-# host root's systemd booted in the scratch root as a container's init
-# (its own pid, mount and cgroup namespaces: systemd --system runs as
-# PID 1 only), into a target that wants nothing, every unit the host's
-# targets pull in at boot masked but the journal's. systemd and its
-# services stay on CPU 0 (CPUAffinity=). Its /run is its own: from here,
-# the container's files are under /proc/PID/root.
-sd=/etc/systemd/system
-mkdir -p $root$sd/system.conf.d
-printf '[Unit]\nDescription=the package guest: nothing but what is started\n' \
-	>$root$sd/pkg-guest.target
-printf '[Manager]\nCPUAffinity=0\nShowStatus=no\n' >$root$sd/system.conf.d/pkg-guest.conf
-for u in $(cd $root && for t in sysinit sockets timers paths local-fs; do
-	ls lib/systemd/system/$t.target.wants etc/systemd/system/$t.target.wants 2>/dev/null
-done | grep -v ':$' | sort -u); do
-	case $u in
-	systemd-journald.service | systemd-journald.socket | systemd-journald-dev-log.socket) ;;
-	*) ln -sf /dev/null $root$sd/$u ;;
-	esac
-done
-mkdir -p /tmp/cg
-mount -t cgroup2 cgroup2 /tmp/cg && mkdir -p /tmp/cg/pkg-guest
-tb=$(date +%s)
-cat >/tmp/sd-init.sh <<EOS
-mount -t proc proc $root/proc &&
-mount -t cgroup2 cgroup2 $root/sys/fs/cgroup &&
-mount -t tmpfs -o mode=0755 tmpfs $root/run &&
-mount -t tmpfs tmpfs $root/tmp &&
-exec chroot $root env -i container=starvd-pkg-guest /lib/systemd/systemd --system --unit=pkg-guest.target
-EOS
-sh -c 'echo $$ >/tmp/cg/pkg-guest/cgroup.procs &&
-	exec unshare --mount --pid --cgroup --fork --kill-child sh /tmp/sd-init.sh' \
-	>/tmp/systemd.log 2>&1 </dev/null &
-container=$!
-tries=0
-sdpid=
-until [ -n "$sdpid" ] || [ $tries -ge 50 ]; do
-	tries=$((tries + 1))
-	sleep 0.2
-	sdpid=$(cat /proc/$container/task/$container/children 2>/dev/null | cut -d' ' -f1)
-done
-in_sd() {	# in_sd CMD...: CMD in the container, as its own command would run
-	nsenter -t "$sdpid" -a -r -w "$@"
-}
-# is-active says "active" once systemd is up (its exit status alone
-# does not tell: before, systemctl finds no systemd to ask).
-sd_active() {	# sd_active UNIT: UNIT is active in the container
-	[ "$(in_sd systemctl is-active "$1" 2>/dev/null)" = active ]
-}
-tries=0
-until sd_active pkg-guest.target; do
-	tries=$((tries + 1))
-	[ $tries -lt 120 ] && kill -0 $container 2>/dev/null || break
-	sleep 1
-done
-booted=$(($(date +%s) - tb))
-sd_active pkg-guest.target
-up=$?
-ok $up "systemd boots in the scratch root as a container's init (pid $sdpid, in ${booted} s)"
-# systemd itself writes to the console (vm/run.sh keeps it); what
-# failed before it ran, here.
-[ $up = 0 ] || sed 's/^/# container: /' /tmp/systemd.log
-
-sroot=/proc/$sdpid/root
+# The same unit under systemd, as "systemctl start stalld" runs it.
+sd_boot
 in_sd systemctl start stalld >/tmp/start.log 2>&1
 st=$?
 sed 's/^/# start: /' /tmp/start.log
@@ -365,31 +394,9 @@ sed 's/^/# status: /' /tmp/status
 [ $st = 0 ] && grep -q "running, pid $spid" /tmp/status
 ok $? "starvctl status sees stalld.service's daemon running"
 
-in_sd systemctl stop stalld >/tmp/stop.log 2>&1
-st=$?
-sed 's/^/# stop: /' /tmp/stop.log
-[ $st = 0 ] && [ "$(in_sd systemctl is-active stalld)" = inactive ] &&
-	[ "${spid:-0}" != 0 ] && [ ! -e $sroot/run/stalld ] &&
-	[ "$(cat /proc/sys/kernel/sched_rt_runtime_us)" = "$rt0" ] &&
-	[ -z "$(cat $sroot/sys/fs/cgroup/system.slice/stalld.service/cgroup.procs 2>/dev/null)" ]
-ok $? "systemctl stop stalld: RT throttling back ($rt0), /run/stalld gone, no process left"
+sd_stop stalld
 
-in_sd systemctl poweroff >/dev/null 2>&1
-tries=0
-while kill -0 $container 2>/dev/null && [ $tries -lt 120 ]; do
-	tries=$((tries + 1))
-	sleep 1
-done
-# Still there: no clean shutdown; unshare --kill-child takes it down.
-! kill -0 $container 2>/dev/null
-down=$?
-[ $down = 0 ] || kill $container
-wait $container
-[ $up = 0 ] && [ $down = 0 ] && grep -q '^populated 0$' /tmp/cg/pkg-guest/cgroup.events &&
-	find /tmp/cg/pkg-guest -depth -type d -exec rmdir {} + &&
-	[ ! -e /tmp/cg/pkg-guest ]
-ok $? "systemctl poweroff: systemd exits, no process of the container left"
-umount /tmp/cg
+sd_poweroff
 taskset -p 3 $$ >/dev/null
 
 # apt installs stalld again, the way back: the compat package goes.
