@@ -48,7 +48,7 @@ pkgs=(
 	qemu-system-x86 busybox-static dkms kmod xz-utils zstd cpio bc file
 	qemu-system-arm qemu-user-static
 	libisl23 libmpc3 libmpfr6 libbinutils libjansson4
-	iproute2 util-linux procps linux-perf
+	iproute2 util-linux procps linux-perf systemd
 	python3 python3-yaml python3-jsonschema
 	linux-source-6.1 linux-source-6.12
 	gcc-multilib libnl-genl-3-dev libnl-3-dev pkg-config
