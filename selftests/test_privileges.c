@@ -703,6 +703,82 @@ TEST(kstack_without_cap_sys_admin_says_what_to_do)
 	EXPECT_TRUE(has(out, "\"The systemd unit\""));
 }
 
+static pid_t ns_init;
+
+static void forward_signal(int sig)
+{
+	kill(ns_init, sig);
+}
+
+/*
+ * In the child before the exec: a pid namespace of its own, entered by a
+ * fork whose parent passes SIGTERM on, waits, and exits with the child's
+ * status; with @arg true, that namespace's /proc in a mount namespace of
+ * its own, as a container has, else the host's.
+ */
+static void in_own_pid_ns(void *arg)
+{
+	bool own_proc = *(bool *)arg;
+	pid_t pid;
+	int st;
+
+	if (unshare(CLONE_NEWPID | (own_proc ? CLONE_NEWNS : 0)))
+		_exit(126);
+	pid = fork();
+	if (pid < 0)
+		_exit(126);
+	if (pid) {
+		ns_init = pid;
+		signal(SIGTERM, forward_signal);
+		while (waitpid(pid, &st, 0) < 0)
+			if (errno != EINTR)
+				_exit(126);
+		_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	}
+	if (own_proc &&
+	    (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	     mount("proc", "/proc", "proc", 0, NULL)))
+		_exit(126);
+}
+
+/*
+ * The kernel names the tasks it reports by their ids in the initial pid
+ * namespace, and so does the boost journal: in any other, those ids name
+ * other tasks or none. The daemon (reporting only, too) and --restore
+ * refuse to start there, under the container's own /proc and the host's,
+ * and say what to do; they never act on what such an id names.
+ */
+TEST(refuses_a_pid_namespace_of_its_own)
+{
+	const char *const daemon[] = {
+		bin_path("starvd"), "-f", "-l", "--run-dir", TEST_RUN_DIR, NULL
+	};
+	const char *const restore[] = {
+		bin_path("starvd"), "--restore", "--run-dir", TEST_RUN_DIR, NULL
+	};
+	const char *const *cmds[] = { daemon, restore };
+	char out[8192];
+	bool own_proc;
+	int i, p, st;
+
+	if (geteuid())
+		SKIP(return, "needs root");
+	for (p = 0; p < 2; p++) {
+		own_proc = p;
+		for (i = 0; i < 2; i++) {
+			/* Not refused: SIGTERM after 5 s, a clean exit, 0. */
+			st = run_capture_for(cmds[i], out, sizeof(out),
+					     in_own_pid_ns, &own_proc, 5000);
+			EXPECT_EQ(1, st) TH_LOG("%s, %s /proc: exit status %d: %s",
+						cmds[i][1], p ? "own" : "host's",
+						st, out);
+			EXPECT_TRUE(has(out, "runs in a pid namespace of its own"))
+				TH_LOG("%s", out);
+			EXPECT_TRUE(has(out, "--pid=host"));
+		}
+	}
+}
+
 TEST_F(daemon, no_mlock_drops_cap_ipc_lock)
 {
 	const char *const args[] = { "-S", "--no-mlock", NULL };

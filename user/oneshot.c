@@ -8,6 +8,7 @@
 #include "journal.h"
 #include "log.h"
 #include "oneshot.h"
+#include "proc.h"
 #include "run_dir.h"
 #include "throttle.h"
 
@@ -39,10 +40,26 @@ int run_files_check(const struct config *cfg)
 	return ret;
 }
 
+int pid_ns_check(const struct config *cfg)
+{
+	unsigned long ino = 0;
+	int ret = proc_in_initial_pid_ns(&ino);
+
+	if (ret == 1)
+		return 0;
+	if (ret < 0)
+		log_err("cannot tell which pid namespace %s runs in: /proc/self/ns/pid: %s. Mount /proc (the host's pid namespace's).",
+			cfg->name, strerror(-ret));
+	else
+		log_err("%s runs in a pid namespace of its own (pid:[%lu]), not the host's: the kernel names the tasks it reports by their ids in the host's namespace, which here name other tasks or none, so %s could neither see nor boost the right ones. Run it in the host's pid namespace (a container: --pid=host; Kubernetes: hostPID: true).",
+			cfg->name, ino, cfg->name);
+	return -1;
+}
+
 int oneshot_restore(struct config *cfg)
 {
 	struct journal journal;
-	int ret = run_files_check(cfg);
+	int ret = pid_ns_check(cfg) ?: run_files_check(cfg);
 
 	if (ret) {
 		config_free(cfg);

@@ -17,6 +17,13 @@
  * -errno after saying what is wrong.
  */
 int run_files_check(const struct config *cfg);
+/*
+ * Every mode that acts on tasks or reports them (the daemon, --restore)
+ * runs in the host's pid namespace: the ids the kernel reports and the
+ * boost journal holds name other tasks, or none, in any other. 0, or -1
+ * after saying what to do.
+ */
+int pid_ns_check(const struct config *cfg);
 /* --restore: the exit status; @cfg is freed. */
 int oneshot_restore(struct config *cfg);
 /* --rt-throttling: the exit status; @cfg is freed. */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "proc.h"
 #include "util.h"
@@ -188,4 +189,24 @@ int proc_for_each_thread(int (*fn)(pid_t pid, pid_t tid, void *arg),
 	}
 	closedir(pd);
 	return ret;
+}
+
+/*
+ * The initial pid namespace's inode number is fixed (PROC_PID_INIT_INO in
+ * the kernel's include/linux/proc_ns.h, 0xEFFFFFFC since Linux 3.8); a
+ * namespace made later takes one from 0xF0000000 on. systemd tells the
+ * initial namespaces the same way. NSpid in /proc/self/status cannot
+ * tell: it lists the ids from the namespace of the /proc mount down, a
+ * single one under a container's own /proc.
+ */
+#define PID_NS_INIT_INO 0xEFFFFFFCUL
+
+int proc_in_initial_pid_ns(unsigned long *ino)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st))
+		return -errno;
+	*ino = st.st_ino;
+	return st.st_ino == PID_NS_INIT_INO;
 }

@@ -50,5 +50,12 @@ int proc_for_each_thread(int (*fn)(pid_t pid, pid_t tid, void *arg),
 int proc_for_each_thread_of(pid_t pid,
 			    int (*fn)(pid_t pid, pid_t tid, void *arg),
 			    void *arg);
+/*
+ * Is this process in the initial pid namespace, whose ids the kernel's
+ * reports (BPF, the module) and sched_setattr() callers of that namespace
+ * use? 1 or 0, with the namespace's inode in @ino; -errno if
+ * /proc/self/ns/pid cannot be read.
+ */
+int proc_in_initial_pid_ns(unsigned long *ino);
 
 #endif

@@ -527,8 +527,8 @@ static int open_resources(struct starvd *d)
 	int ret;
 
 	log_init(&start);
-	if (pin_self(&d->cfg) || caps_check_start(&d->cfg) ||
-	    run_files_check(&d->cfg) ||
+	if (pid_ns_check(&d->cfg) || pin_self(&d->cfg) ||
+	    caps_check_start(&d->cfg) || run_files_check(&d->cfg) ||
 	    rt_throttling_start(&d->cfg, &d->rt_owned))
 		return -1;
 	d->stage = STAGE_RT;
