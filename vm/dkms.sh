@@ -4,14 +4,16 @@
 # vm/dkms.sh KVER...: register the module's current sources with DKMS
 # (`make dkms-install`: exactly the module's sources, see mk/dkms.mk)
 # and build and install it for each kernel release given, running or not.
-# Their headers must be there: installed (/lib/modules/KVER/build, see
-# scripts/deps-vm.sh) or, for bullseye's 5.10 kernels, unpacked into the
-# cache by vm/fetch.sh and passed with --kernelsourcedir (vm_kdir), built
-# with bullseye's gcc-10 from the cache, the compiler those kernels were
-# built with; forky's 7.2 kernels' with forky's gcc-16 and pahole from the
-# cache (vm/fetch.sh's forky_toolchain); an arm64 kernel's (also in the cache) cross-built with
-# the cache's aarch64-linux-gnu-gcc-12 (vm/fetch.sh; its headers'
-# .kernelvariables give ARCH and the compiler). Replaces a previous registration of the same version,
+# Their headers must be there: installed (/lib/modules/KVER/build:
+# bookworm's on a Debian 12 host, scripts/deps-vm.sh) or unpacked into the
+# cache by vm/fetch.sh and passed with --kernelsourcedir (vm_kdir), each
+# built with the compiler its kernel was built with, from the cache:
+# bookworm's on a host of another release with bookworm's gcc-12 and
+# pahole (vm/fetch.sh's bookworm_toolchain), bullseye's 5.10 kernels' with
+# bullseye's gcc-10, forky's 7.2 kernels' with forky's gcc-16 and pahole
+# (forky_toolchain), an arm64 kernel's cross-built with the cache's
+# aarch64-linux-gnu-gcc-12 (its headers' .kernelvariables give ARCH and
+# the compiler). Replaces a previous registration of the same version,
 # rebuilding the module for the kernels that had it as well; a
 # registration of the very same sources is kept, and a kernel that has
 # its module installed from them is left alone (a guest of another run
@@ -60,7 +62,7 @@ fi
 for k in $kernels; do
 	kdir=$(vm_kdir "$k")
 	[ -e "$kdir" ] ||
-		die "no headers for $k ($kdir): run scripts/deps-vm.sh, or vm/fetch.sh for a 5.10 guest"
+		die "no headers for $k ($kdir): run vm/fetch.sh for its guest (after scripts/deps-vm.sh)"
 	t0=$(date +%s.%N)
 	ok=1
 	src=(--kernelsourcedir "$kdir")
@@ -68,6 +70,7 @@ for k in $kernels; do
 	cross=()
 	case $kdir in
 	"$BULLSEYE"/*) path=$BULLSEYE/bin:$PATH ;;	# gcc-10
+	"$BOOKWORM"/*) path=$BOOKWORM/bin:$PATH ;;	# gcc-12, pahole
 	"$FORKY"/*) path=$FORKY/bin:$PATH ;;	# gcc-16, pahole
 	"$FORKY_ARM64"/*)	# aarch64-linux-gnu-gcc-16 (.kernelvariables)
 		path=$FORKY/bin:$PATH

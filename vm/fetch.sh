@@ -25,13 +25,20 @@
 # those headers name (gcc-16, its binutils, pahole: forky_toolchain), all
 # run with forky's C library from the cache (forky_wrap): DKMS builds
 # the module with the kernel's own compiler, as on a Debian 14 machine.
+# On a host whose release is not Debian 12 (vm_bookworm_foreign in
+# vm/lib.sh), the bookworm amd64 and i386 guests' kernels, headers and
+# kbuild tools come the same way, from bookworm's own apt configuration
+# ($BOOKWORM), with the compiler and pahole those kernels were built with
+# (bookworm_toolchain): nothing of bookworm is installed there.
 # GUEST: see VM_ALL_GUESTS in vm/lib.sh
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-# suite_apt SUITE: the apt wrapper of fetch_deb's SUITE (bookworm: none)
+# suite_apt SUITE: the apt wrapper of fetch_deb's SUITE (bookworm: none
+# on a Debian 12 host)
 suite_apt() {
 	case $1 in
+	bookworm) vm_bookworm_apt ;;
 	bullseye | arm64 | forky) echo "${1}_apt" ;;
 	forky-arm64) echo forky_arm64_apt ;;
 	esac
@@ -94,7 +101,8 @@ kbuild_version() {
 }
 
 # The headers of a kernel of another suite or architecture (bullseye's
-# amd64 and i386, bookworm's arm64), usable by kbuild in place: Debian's
+# amd64 and i386, bookworm's arm64, forky's, and bookworm's amd64 and
+# i386 on a host of another release), usable by kbuild in place: Debian's
 # headers name their common part and the kbuild tools by absolute paths
 # (/usr/src/..., /usr/lib/linux-kbuild-X), which are made to point into
 # ROOT. The kbuild tools (fixdep, modpost) are always the host's (amd64)
@@ -114,7 +122,7 @@ foreign_headers() {	# foreign_headers KVER ARCH ROOT SUITE
 	case $kver in
 	5.10.*) kb=linux-kbuild-5.10 ksuite=bullseye ;;
 	*+deb14-*) kb=linux-kbuild-$(echo "$kver" | sed -E 's/-(rt-)?(amd64|arm64)$//') ksuite=forky ;;
-	*) kb=linux-kbuild-$(echo "$kver" | sed -E 's/^([0-9]+\.[0-9]+)\.0-.*/\1/; s/-(rt-)?arm64$//')
+	*) kb=linux-kbuild-$(echo "$kver" | sed -E 's/^([0-9]+\.[0-9]+)\.0-.*/\1/; s/-(rt-)?(amd64|686|arm64)$//')
 	   ksuite=bookworm ;;
 	esac
 	unpack_into "$root" "$suite" "$hdr"
@@ -196,6 +204,40 @@ forky_toolchain() {
 			die "forky's $p unpacked in $root does not compile (above)"
 	done
 	echo "$want" >"$root/.starvd-tools"
+}
+
+# What bookworm's headers build with on a host of another release, in
+# $BOOKWORM/root (nothing installed): Debian 12's gcc-12, the compiler
+# its kernels were built with (their CONFIG_CC_VERSION_TEXT; the 6.12
+# headers name x86_64-linux-gnu-gcc-12, the 6.1 ones gcc-12, -m32 for
+# 686), and its pahole 1.24 (CONFIG_PAHOLE_VERSION: kbuild passes that
+# version's options when it adds BTF to a module). $BOOKWORM/bin has
+# them by those names, for vm/dkms.sh's PATH. They run with the host's
+# libraries (isl, mpc, mpfr, gmp, zstd; libbpf, libdw, libelf:
+# scripts/deps-vm.sh, scripts/deps.sh), whose sonames later releases
+# keep, and the host's binutils. Rebuilt when this list changes.
+BOOKWORM_TOOL_PKGS="gcc-12 cpp-12 gcc-12-base libgcc-12-dev pahole"
+bookworm_toolchain() {
+	local root=$BOOKWORM/root bin=$BOOKWORM/bin want p
+	want=$(echo $BOOKWORM_TOOL_PKGS)
+	[ "$(cat "$bin/.starvd-tools" 2>/dev/null)" = "$want" ] && return 0
+	for p in $BOOKWORM_TOOL_PKGS; do
+		unpack_into "$root" bookworm "$p"
+	done
+	rm -rf "$bin"
+	mkdir -p "$bin"
+	for p in gcc-12 x86_64-linux-gnu-gcc-12; do
+		ln -s ../root/usr/bin/x86_64-linux-gnu-gcc-12 "$bin/$p"
+	done
+	ln -s ../root/usr/bin/pahole "$bin/pahole"
+	for p in -m64 -m32; do
+		echo 'int f(void) { return 0; }' |
+			"$bin/gcc-12" "$p" -x c -c -o /dev/null - ||
+			die "bookworm's gcc-12 unpacked in $root does not compile ($p, above): scripts/deps-vm.sh installs the libraries it runs with"
+	done
+	"$bin/pahole" --version >/dev/null ||
+		die "bookworm's pahole unpacked in $root does not run (above): scripts/deps-vm.sh installs the libraries it runs with"
+	echo "$want" >"$bin/.starvd-tools"
 }
 
 # Debian 11's gcc-10 in $BULLSEYE/bin (gcc finds cc1 relative to itself).
@@ -370,6 +412,11 @@ fetch_guest() {
 	bookworm-arm64)
 		suite=arm64
 		foreign_headers "$kver" "$arch" "$ARM64/kbuild" arm64 ;;
+	bookworm-*)
+		if vm_bookworm_foreign; then
+			bookworm_toolchain
+			foreign_headers "$kver" "$arch" "$BOOKWORM/root" bookworm
+		fi ;;
 	esac
 	if [ "$arch" = arm64 ]; then
 		arm64_root

@@ -33,15 +33,19 @@ vm_newest_612() {	# vm_newest_612 [FLAVOUR [APT]]
 # Debian packages of another suite or architecture, through an apt
 # configuration of their own under a directory of the cache (DIR): its
 # sources list (the host's archive URIs), package lists, cache and
-# architecture. The host's package state stays bookworm amd64 (and i386):
-# these packages are only ever downloaded and unpacked into the cache
-# (vm/fetch.sh), never installed. Two such configurations:
+# architecture. The host's package state stays its own release's amd64
+# (and i386): these packages are only ever downloaded and unpacked into
+# the cache (vm/fetch.sh), never installed. Such configurations:
 # Debian 11 (bullseye, the 5.10 kernels) in $BULLSEYE, Debian 12's
 # arm64 packages (the arm64 guests' kernels, headers and userland, and the
 # libraries the cross-built programs link) in $ARM64, and Debian 14
 # (forky, the 7.2 kernels: amd64 in $FORKY with the toolchain their
-# headers name, arm64 kernels and headers in $FORKY_ARM64).
+# headers name, arm64 kernels and headers in $FORKY_ARM64). On a host
+# whose release is not Debian 12 (vm_bookworm_foreign), Debian 12's
+# amd64 and i386 packages too, in $BOOKWORM: the bookworm guests'
+# kernels, their headers and the toolchain those were built with.
 BULLSEYE=$STARVD_CACHE/bullseye
+BOOKWORM=$STARVD_CACHE/bookworm
 ARM64=$STARVD_CACHE/arm64
 FORKY=$STARVD_CACHE/forky
 FORKY_ARM64=$STARVD_CACHE/forky-arm64
@@ -62,13 +66,20 @@ vm_archive_uri() {
 }
 
 # foreign_apt DIR apt-get|apt-cache ARGS...: apt with DIR's configuration.
-# DIR/arch names its architecture (else the host's); DIR/dpkg/status is
-# the empty package state its downloads resolve dependencies against.
+# DIR/arch names its architecture, else it has the host's, the foreign
+# ones (i386) included: named here, as apt asks dpkg for them in the
+# directory of DIR/dpkg/status (apt 3.0), the empty package state its
+# downloads resolve dependencies against.
 foreign_apt() {
-	local dir=$1 tool=$2 archopt=()
+	local dir=$1 tool=$2 archs archopt
 	shift 2
-	[ ! -f "$dir/arch" ] ||
-		archopt=(-o APT::Architecture="$(cat "$dir/arch")" -o APT::Architectures="$(cat "$dir/arch")")
+	if [ -f "$dir/arch" ]; then
+		archs=$(cat "$dir/arch")
+	else
+		archs=$( (dpkg --print-architecture && dpkg --print-foreign-architectures) |
+			paste -sd,)
+	fi
+	archopt=(-o APT::Architecture="${archs%%,*}" -o APT::Architectures="$archs")
 	"$tool" -o APT::Sandbox::User=root "${archopt[@]}" \
 		-o Dir::Etc::sourcelist="$dir/sources.list" \
 		-o Dir::Etc::sourceparts=- -o Dir::State::Lists="$dir/lists" \
@@ -76,6 +87,7 @@ foreign_apt() {
 		-o Dir::Cache="$dir/cache" "$@"
 }
 bullseye_apt() { foreign_apt "$BULLSEYE" "$@"; }
+bookworm_apt() { foreign_apt "$BOOKWORM" "$@"; }
 arm64_apt() { foreign_apt "$ARM64" "$@"; }
 forky_apt() { foreign_apt "$FORKY" "$@"; }
 forky_arm64_apt() { foreign_apt "$FORKY_ARM64" "$@"; }
@@ -108,18 +120,41 @@ deb [signed-by=$key] $sec $suite-security main"
 	fi
 }
 bullseye_update() { foreign_update "$BULLSEYE" bullseye; }
+bookworm_update() { foreign_update "$BOOKWORM" bookworm; }
 arm64_update() { foreign_update "$ARM64" bookworm arm64; }
 forky_update() { foreign_update "$FORKY" forky; }
 forky_arm64_update() { foreign_update "$FORKY_ARM64" forky arm64; }
 
+# The host's Debian release (VERSION_CODENAME of /etc/os-release), empty
+# on a host that is not Debian.
+VM_HOST_RELEASE=$(. /etc/os-release 2>/dev/null
+	[ "${ID:-}" != debian ] || echo "${VERSION_CODENAME:-}")
+
+# True when the bookworm guests' packages are another release's than the
+# host's: their lists, headers and compiler come through $BOOKWORM
+# (bookworm_apt), never installed. On a Debian 12 host they are the
+# host's own: the headers are installed (scripts/deps-vm.sh).
+vm_bookworm_foreign() {
+	[ "$VM_HOST_RELEASE" != bookworm ]
+}
+
+# The apt wrapper of bookworm's packages: none on a Debian 12 host.
+vm_bookworm_apt() {
+	! vm_bookworm_foreign || echo bookworm_apt
+}
+
 # Fill KVER_61, KVER_612, KVER_612RT, KVER_61RT, KVER_686 (overridable from
-# the environment).
+# the environment), from the host's lists on a Debian 12 host, else from
+# $BOOKWORM's (fetched here the first time: bookworm_update).
 vm_resolve_kernels() {
-	KVER_61=${KVER_61:-$(vm_meta_kver linux-image-amd64 amd64)}
-	KVER_612=${KVER_612:-$(vm_newest_612)}
-	KVER_686=${KVER_686:-$(vm_meta_kver linux-image-686:i386 686)}
-	KVER_612RT=${KVER_612RT:-$(vm_newest_612 rt-amd64)}
-	KVER_61RT=${KVER_61RT:-$(vm_meta_kver linux-image-rt-amd64 rt-amd64)}
+	local apt
+	apt=$(vm_bookworm_apt)
+	[ -z "$apt" ] || [ -d "$BOOKWORM/lists" ] || bookworm_update
+	KVER_61=${KVER_61:-$(vm_meta_kver linux-image-amd64 amd64 $apt)}
+	KVER_612=${KVER_612:-$(vm_newest_612 amd64 $apt)}
+	KVER_686=${KVER_686:-$(vm_meta_kver linux-image-686:i386 686 $apt)}
+	KVER_612RT=${KVER_612RT:-$(vm_newest_612 rt-amd64 $apt)}
+	KVER_61RT=${KVER_61RT:-$(vm_meta_kver linux-image-rt-amd64 rt-amd64 $apt)}
 	[ -n "$KVER_61" ] || die "apt knows no linux-image-amd64: run scripts/deps-vm.sh (it runs apt-get update)"
 	[ -n "$KVER_612" ] || die "apt knows no linux-image-6.12.*+deb12-amd64: run scripts/deps-vm.sh (it runs apt-get update)"
 	[ -n "$KVER_612RT" ] || die "apt knows no linux-image-6.12.*+deb12-rt-amd64: run scripts/deps-vm.sh (it runs apt-get update)"
@@ -334,15 +369,21 @@ vm_suite() {
 }
 
 # Kernel release -> its kbuild directory: the installed headers
-# (/lib/modules/KVER/build, bookworm amd64 and i386) or those unpacked
-# into the cache by vm/fetch.sh (never installed): bullseye's, forky's,
-# and the arm64 kernels' (with the host's own kbuild tools).
+# (/lib/modules/KVER/build, bookworm amd64 and i386 on a Debian 12 host)
+# or those unpacked into the cache by vm/fetch.sh (never installed):
+# bullseye's, forky's, the arm64 kernels' (with the host's own kbuild
+# tools), and bookworm's amd64 and i386 ones on any other host.
 vm_kdir() {
 	case $1 in
 	5.10.*) echo "$BULLSEYE/root/usr/src/linux-headers-$1" ;;
 	*+deb14-arm64 | *+deb14-rt-arm64) echo "$FORKY_ARM64/kbuild/usr/src/linux-headers-$1" ;;
 	*+deb14-*) echo "$FORKY/root/usr/src/linux-headers-$1" ;;
 	*-arm64) echo "$ARM64/kbuild/usr/src/linux-headers-$1" ;;
-	*) echo "/lib/modules/$1/build" ;;
+	*)
+		if vm_bookworm_foreign; then
+			echo "$BOOKWORM/root/usr/src/linux-headers-$1"
+		else
+			echo "/lib/modules/$1/build"
+		fi ;;
 	esac
 }
