@@ -94,8 +94,9 @@ for k in $kernels; do
 	fi
 	t1=$(date +%s.%N)
 	# DKMS installs only for a kernel whose /lib/modules/KVER exists: for
-	# a bullseye kernel (its image is only in the cache) it is made here,
-	# holding nothing but DKMS's updates/dkms and depmod's files.
+	# a kernel whose image is only in the cache (bullseye's, forky's, and
+	# bookworm's on a host of another release) it is made here, holding
+	# nothing but DKMS's updates/dkms and depmod's files.
 	mkdir -p "/lib/modules/$k"
 	env "${cross[@]}" PATH="$path" dkms install -q -k "$k" "${src[@]}" "starvd/$ver" --force >/dev/null ||
 		die "dkms install for $k failed"
@@ -103,4 +104,14 @@ for k in $kernels; do
 	printf 'dkms: starvd/%s for %s: build %.1fs, install %.1fs: %s\n' "$ver" "$k" \
 		"$(echo "$t1 - $t0" | bc)" "$(echo "$t2 - $t1" | bc)" \
 		"$(ls /lib/modules/"$k"/updates/dkms/starvd.ko*)"
+done
+# The guests' modprobe finds the module through modules.dep. DKMS 3.2
+# (Debian 13) runs depmod only where a modules.dep is there already, i.e.
+# where the kernel's image is installed: for the cache's kernels, depmod
+# runs here (its warnings of the image's missing modules.order and
+# modules.builtin are not printed).
+for k in "$@"; do
+	grep -q '^updates/dkms/starvd\.ko' "/lib/modules/$k/modules.dep" 2>/dev/null ||
+		out=$(depmod -a "$k" 2>&1) ||
+		die "depmod -a $k failed, so modprobe in its guest would not find starvd: $out"
 done
