@@ -28,11 +28,15 @@ set -euo pipefail
 [ "$(id -u)" = 0 ] || die "run as root (it installs Debian packages): sudo $0"
 # The guests' packages come from Debian's archive (bookworm's, bullseye's,
 # forky's lists under the cache), fetched and unpacked with Debian's apt
-# and dpkg, and the host's own ones go by Debian's names.
-if [ -z "$VM_HOST_RELEASE" ] || ! command -v apt-get >/dev/null; then
-	release=$(. /etc/os-release 2>/dev/null; echo "${PRETTY_NAME:-${ID:-an unknown system}}")
-	die "the qemu guests need a Debian host (12 bookworm or 13 trixie), with apt-get and Debian's archive; this is $release. Run make check VM=0 here (host suites, packages, the Debian 13 chroot), or make check on a Debian machine"
-fi
+# and dpkg, and the host's own ones go by Debian's names. Bookworm's
+# compilers, unpacked into the cache elsewhere, need a C library as new
+# as bookworm's.
+release=$(. /etc/os-release 2>/dev/null; echo "${PRETTY_NAME:-${ID:-an unknown system}}")
+case $VM_HOST_RELEASE in
+"" | jessie | stretch | buster | bullseye)
+	die "the qemu guests need a Debian 12 (bookworm) or later host, with apt-get and Debian's archive; this is $release. Run make check VM=0 here (host suites, packages, the Debian 13 chroot), or make check on such a machine" ;;
+esac
+command -v apt-get >/dev/null || die "apt-get not found on this $release: the qemu guests need Debian's apt"
 
 if ! dpkg --print-foreign-architectures | grep -qx i386; then
 	echo "deps-vm: adding the i386 architecture (686 guest, 32-bit client)"
@@ -63,8 +67,9 @@ pkgs=(
 	libnl-genl-3-dev:i386 libnl-3-dev:i386 libcap-dev libcap-dev:i386
 	libjson-c-dev libjson-c-dev:i386
 )
-# bookworm's guest kernel headers, where they are the host's own packages
-# (elsewhere vm/fetch.sh unpacks them into the cache)
+# bookworm's guest kernel headers and linux-source-6.1, where they are the
+# host's own packages (elsewhere vm/fetch.sh unpacks the headers into the
+# cache)
 vm_bookworm_foreign || pkgs+=(
 	linux-source-6.1
 	"linux-headers-$KVER_61" "linux-headers-$KVER_612" "linux-headers-$KVER_612RT"
