@@ -158,6 +158,7 @@ guest_run() {
 		RESULTS=$res.pkg vm/pkg-guest.sh "$g" "$VM_PKG_DEBS" >&3 2>&1 || true
 		lines="$lines${lines:+$'\n'}$(cat "$res.pkg" 2>/dev/null ||
 			fail_line "pkg-vm-$g")"
+		kernel_reports "$g-pkg"
 		secs=$(($(date +%s) - t0))
 	fi
 	exec 3>&-

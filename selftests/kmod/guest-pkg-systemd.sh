@@ -59,7 +59,7 @@ taskset -p 1 $$ >/dev/null
 rt0=$(cat /proc/sys/kernel/sched_rt_runtime_us)
 state=$(systemctl is-system-running 2>&1)
 echo "# PID 1: $(cat /proc/1/comm), systemd $(systemctl --version | head -n1), $state"
-[ "$(cat /proc/1/comm)" = systemd ] && [ "$(stat -c %i /proc/self/ns/pid)" = 4026531836 ]
+[ "$(cat /proc/1/comm)" = systemd ] && [ "$(stat -L -c %i /proc/self/ns/pid)" = 4026531836 ]
 ok $? "systemd runs the guest as its init, the test in the initial pid namespace"
 
 # starvd.service, as "systemctl start starvd" runs it, the packaged

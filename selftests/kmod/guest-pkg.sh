@@ -118,6 +118,11 @@ done | grep -v ':$' | sort -u); do
 	*) ln -sf /dev/null $root$sd/$u ;;
 	esac
 done
+mkdir -p "$root$PWD" $root$upper
+mount --rbind "$PWD" "$root$PWD" &&
+	mount --bind /tmp/pkgroot/upper $root$upper
+ok $? "the tree, the results and the upper layer are seen in the scratch root"
+[ $fail = 0 ] || finish
 cat >$root$sd/pkg-guest-test.service <<UNIT
 [Unit]
 Description=the package guest's tests under systemd (guest-pkg-systemd.sh)
@@ -132,11 +137,6 @@ Environment=STARVD_VM_GUEST=$guest STARVD_VM_RESULTS=$STARVD_VM_RESULTS HOME=/tm
 ExecStart=/bin/sh selftests/kmod/guest-pkg-systemd.sh $n $pass $fail
 UNIT
 ln -s ../pkg-guest-test.service $root$sd/pkg-guest.target.wants/
-mkdir -p "$root$PWD" $root$upper
-mount --rbind "$PWD" "$root$PWD" &&
-	mount --bind /tmp/pkgroot/upper $root$upper &&
-	echo "$root /lib/systemd/systemd --system --unit=pkg-guest.target" \
-		>/run/starvd-vm-handoff
-ok $? "the guest is handed to systemd, booted in the scratch root"
-[ $fail = 0 ] || finish
+echo "$root /lib/systemd/systemd --system --unit=pkg-guest.target" \
+	>/run/starvd-vm-handoff
 echo "# handing the guest to systemd: guest-pkg-systemd.sh goes on"
