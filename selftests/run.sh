@@ -106,7 +106,7 @@ for suite in $suites; do
 	unit)
 		for t in options cpuset detect journal identity escalate event escape \
 			ksym util task_cgroup task_role stack_unwind advise status log_ring \
-			episodes; do
+			episodes pending; do
 			run_one "unit-$t" "$bindir/test_$t"
 		done
 		# The netlink ABI: the generated header, the module's and the

@@ -35,7 +35,9 @@
  *   SCHED_OTHER and, without the fair server (before 6.12), gets no CPU
  *   at all behind a SCHED_FIFO loop. Same expectations. Where the fair
  *   server exists it already gives kworkers 5% of the CPU, and no
- *   SCHED_OTHER kernel thread starves: skipped, with the reason.
+ *   SCHED_OTHER kernel thread starves: skipped, with the reason. The
+ *   report names refresh_vm_stats, the work it waits to run (with the
+ *   module's backend: says it cannot tell).
  * fork_waits_for_stopping_task (PREEMPT_RT): a wait with no sched_info
  *   stamp, and a machine that cannot fork. A task on the busy CPU
  *   (SCHED_FIFO 10) stops itself with SIGSTOP; its stop wakes a thread
@@ -820,11 +822,33 @@ static pid_t refresher(struct waiter *w, int cpu)
 	return stat_refresher(w);
 }
 
+/*
+ * What the report of the starving task says it waits to run: with the
+ * BPF backend, a function @function of the work queued for it or one it
+ * runs; with the module's, that the module cannot tell.
+ */
+static void expect_pending(struct __test_metadata *_metadata,
+			   const char *line, const char *function)
+{
+	char want[128];
+
+	if (!strcmp(test_backend(), "bpf")) {
+		snprintf(want, sizeof(want), "\"function\":\"%s\"", function);
+		EXPECT_TRUE(strstr(line, want) != NULL)
+			TH_LOG("the report does not name %s: %s", function,
+			       line);
+	} else {
+		EXPECT_TRUE(strstr(line, "\"pending\":{\"unknown\":\"the kernel module cannot") != NULL)
+			TH_LOG("the report does not say the module cannot tell: %s",
+			       line);
+	}
+}
+
 static void waiter_test(struct __test_metadata *_metadata,
 			FIXTURE_DATA(rescue) *self,
 			pid_t (*start_waiter)(struct waiter *, int),
 			enum round_order order, const char *const *names,
-			const char *option)
+			const char *option, const char *function)
 {
 	const char *args[] = { "-t", THRESHOLD, "-d", "1", option, NULL };
 	struct waiter *w = waiter_map();
@@ -888,6 +912,8 @@ static void waiter_test(struct __test_metadata *_metadata,
 	}
 	EXPECT_TRUE(named)
 		TH_LOG("no report named the starving task and the busy loop");
+	if (named && function)
+		expect_pending(_metadata, self->line, function);
 	/* Never stamped: starvd vouches only for when it first saw it. */
 	if (order == WAITER_LOOPS && named)
 		EXPECT_TRUE(lower_bound) TH_LOG("%s", self->line);
@@ -906,7 +932,7 @@ TEST_F_TIMEOUT(rescue, kernel_thread_timer, 180)
 	if (!kernel_preempt_rt())
 		SKIP(return, "not PREEMPT_RT: a sleeper's hrtimer expires in interrupt context here, no kernel thread serves it");
 	waiter_test(_metadata, self, timer_sleeper, WAITER_FIRST, kthreads,
-		    NULL);
+		    NULL, NULL);
 }
 
 TEST_F_TIMEOUT(rescue, kernel_thread_workqueue, 180)
@@ -915,7 +941,8 @@ TEST_F_TIMEOUT(rescue, kernel_thread_workqueue, 180)
 
 	if (kernel_has_fair_server())
 		SKIP(return, "the fair server (6.12+) gives SCHED_OTHER kworkers 5%% of a CPU behind a busy loop: no kworker starves here");
-	waiter_test(_metadata, self, refresher, LOOP_FIRST, kthreads, NULL);
+	waiter_test(_metadata, self, refresher, LOOP_FIRST, kthreads, NULL,
+		    "refresh_vm_stats");
 }
 
 static void stopping_test(struct __test_metadata *_metadata,
@@ -926,7 +953,7 @@ static void stopping_test(struct __test_metadata *_metadata,
 	if (!kernel_preempt_rt())
 		SKIP(return, "not PREEMPT_RT: tasklist_lock disables preemption here, a stopping task is never preempted holding it");
 	waiter_test(_metadata, self, stopper_start, WAITER_LOOPS, stopping,
-		    option);
+		    option, NULL);
 }
 
 TEST_F_TIMEOUT(rescue, fork_waits_for_stopping_task, 180)

@@ -137,3 +137,14 @@ int backend_try_read(struct backend *b)
 	task_list_free(&l);
 	return ret;
 }
+
+int backend_read_pending(struct backend *b, unsigned int tid, bool softirqs,
+			 struct task_pending *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!b->ops->read_pending) {
+		out->unknown = b->ops->no_pending;
+		return -EOPNOTSUPP;
+	}
+	return b->ops->read_pending(b, tid, softirqs, out);
+}

@@ -14,6 +14,7 @@
 #include "capset.h"
 #include "cpuset.h"
 #include "options.h"
+#include "pending.h"
 #include "task_list.h"
 
 struct read_filter {
@@ -43,6 +44,15 @@ struct backend_ops {
 		    char *err, size_t errlen);
 	int (*read_tasks)(struct backend *b, const struct read_filter *f,
 			  struct task_list *out);
+	/*
+	 * What task @tid was there to do (pending.h): the softirqs pending
+	 * on its CPU if @softirqs, else its work. 0, -ESRCH if it is gone,
+	 * or -errno with out->unknown set. NULL: the backend cannot tell,
+	 * and no_pending says why, for the report.
+	 */
+	int (*read_pending)(struct backend *b, unsigned int tid, bool softirqs,
+			    struct task_pending *out);
+	const char *no_pending;
 	/* Per-CPU event counters: fills nr_events/nr_dropped for each cpu. */
 	int (*read_counters)(struct backend *b, struct starvd_cpu *cpus,
 			     int nr_cpus);
@@ -87,6 +97,10 @@ static inline int backend_read_tasks(struct backend *b,
 {
 	return b->ops->read_tasks(b, f, out);
 }
+
+/* ops->read_pending, or out->unknown from ops->no_pending. */
+int backend_read_pending(struct backend *b, unsigned int tid, bool softirqs,
+			 struct task_pending *out);
 
 /*
  * Per-CPU summaries of one read: waiters, longest wait, holder, counters.

@@ -19,6 +19,7 @@
 #include "backend.h"
 #include "starvd_bpf.h"
 #include "starvd.skel.h"
+#include "pending.skel.h"
 #include "util.h"
 
 
@@ -29,6 +30,10 @@ struct bpf_backend {
 	struct bpf_link *iter_link;
 	char *buf;
 	size_t buf_cap;
+	/* bpf/pending.bpf.c: its iterators, or why each is missing. */
+	struct pending_bpf *pending;
+	struct bpf_link *work_link, *softirqs_link;
+	char no_work[160], no_softirqs[160], read_error[96];
 };
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
@@ -114,6 +119,7 @@ static void configure(struct starvd_bpf *skel, unsigned int mode)
 
 static int bpf_read_tasks(struct backend *b, const struct read_filter *f,
 			  struct task_list *out);
+static void load_pending(struct bpf_backend *p);
 
 /*
  * The mode @mode asks for (auto: sched_info where the kernel keeps
@@ -237,6 +243,8 @@ static int bpf_open(struct backend *b, unsigned int mode, char *err,
 	ret = load_programs(b, p, mode, err, errlen);
 	if (!ret)
 		ret = first_reads(b, p, mode, err, errlen);
+	if (!ret)
+		load_pending(p);
 	if (ret) {
 		b->ops->close(b);
 		return ret;
@@ -276,17 +284,14 @@ static void set_input(struct starvd_bpf *skel, const struct read_filter *f)
 	in->now_ns = now_ns();
 }
 
-static int bpf_read_tasks(struct backend *b, const struct read_filter *f,
-			  struct task_list *out)
+/* All of one pass of the iterator @link into p->buf: its length, -errno. */
+static ssize_t read_iter(struct bpf_backend *p, struct bpf_link *link)
 {
-	struct bpf_backend *p = b->priv;
-	const struct starvd_read_hdr *hdr;
-	size_t len = 0, i;
+	size_t len = 0;
 	ssize_t n;
 	int fd, ret = 0;
 
-	set_input(p->skel, f);
-	fd = bpf_iter_create(bpf_link__fd(p->iter_link));
+	fd = bpf_iter_create(bpf_link__fd(link));
 	if (fd < 0)
 		return -errno;
 	for (;;) {
@@ -303,17 +308,111 @@ static int bpf_read_tasks(struct backend *b, const struct read_filter *f,
 		len += n;
 	}
 	close(fd);
-	if (ret)
-		return ret;
-	if (len < sizeof(*hdr))
+	return ret ? ret : (ssize_t)len;
+}
+
+static int bpf_read_tasks(struct backend *b, const struct read_filter *f,
+			  struct task_list *out)
+{
+	struct bpf_backend *p = b->priv;
+	const struct starvd_read_hdr *hdr;
+	ssize_t len;
+	size_t i;
+
+	set_input(p->skel, f);
+	len = read_iter(p, p->iter_link);
+	if (len < 0)
+		return len;
+	if ((size_t)len < sizeof(*hdr))
 		return -EIO;
 	hdr = (const void *)p->buf;
 	out->n = 0;
 	out->read_time_ns = hdr->read_time_ns;
-	for (i = sizeof(*hdr); i + sizeof(struct starvd_task) <= len;
+	for (i = sizeof(*hdr); i + sizeof(struct starvd_task) <= (size_t)len;
 	     i += sizeof(struct starvd_task))
 		task_list_add(out, (const void *)(p->buf + i));
 	return 0;
+}
+
+/*
+ * The iterators of bpf/pending.bpf.c. pending_softirqs needs per-CPU
+ * variables in the kernel's BTF and in kallsyms (CONFIG_KALLSYMS_ALL):
+ * where it does not load, pending_work is loaded alone. Neither is
+ * needed to detect or boost, so a failure only leaves its reason.
+ */
+static void load_pending(struct bpf_backend *p)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts);
+	bool softirqs = true;
+	int ret;
+
+	opts.btf_custom_path = btf_custom_path();
+	for (;;) {
+		p->pending = pending_bpf__open_opts(&opts);
+		if (!p->pending) {
+			ret = -errno;
+			break;
+		}
+		bpf_program__set_autoload(p->pending->progs.pending_softirqs,
+					  softirqs);
+		ret = pending_bpf__load(p->pending);
+		if (!ret || !softirqs)
+			break;
+		pending_bpf__destroy(p->pending);
+		p->pending = NULL;
+		snprintf(p->no_softirqs, sizeof(p->no_softirqs),
+			 "this kernel's BTF or kallsyms lack its per-CPU variables (%s; CONFIG_KALLSYMS_ALL)",
+			 strerror(-ret));
+		softirqs = false;
+	}
+	if (ret) {
+		snprintf(p->no_work, sizeof(p->no_work),
+			 "the BPF program that reads it does not load here (%s; STARVD_LIBBPF_DEBUG=1 shows why)",
+			 strerror(-ret));
+		if (!p->no_softirqs[0])
+			snprintf(p->no_softirqs, sizeof(p->no_softirqs),
+				 "%s", p->no_work);
+		pending_bpf__destroy(p->pending);
+		p->pending = NULL;
+		return;
+	}
+	p->work_link = bpf_program__attach_iter(p->pending->progs.pending_work,
+						NULL);
+	if (!p->work_link)
+		snprintf(p->no_work, sizeof(p->no_work),
+			 "cannot create its task iterator: %s", strerror(errno));
+	if (softirqs) {
+		p->softirqs_link = bpf_program__attach_iter(
+			p->pending->progs.pending_softirqs, NULL);
+		if (!p->softirqs_link)
+			snprintf(p->no_softirqs, sizeof(p->no_softirqs),
+				 "cannot create its task iterator: %s",
+				 strerror(errno));
+	}
+}
+
+static int bpf_read_pending(struct backend *b, unsigned int tid,
+			    bool softirqs, struct task_pending *out)
+{
+	struct bpf_backend *p = b->priv;
+	struct bpf_link *link = softirqs ? p->softirqs_link : p->work_link;
+	ssize_t len;
+
+	memset(out, 0, sizeof(*out));
+	if (!link) {
+		out->unknown = softirqs ? p->no_softirqs : p->no_work;
+		return -ENOTSUP;
+	}
+	p->pending->bss->target_tid = tid;
+	len = read_iter(p, link);
+	if (len < 0) {
+		snprintf(p->read_error, sizeof(p->read_error),
+			 "reading its task iterator failed: %s",
+			 strerror((int)-len));
+		out->unknown = p->read_error;
+		return len;
+	}
+	return pending_parse(p->buf, len, tid, out);
 }
 
 /*
@@ -349,6 +448,9 @@ static void bpf_close(struct backend *b)
 
 	if (!p)
 		return;
+	bpf_link__destroy(p->work_link);
+	bpf_link__destroy(p->softirqs_link);
+	pending_bpf__destroy(p->pending);
 	bpf_link__destroy(p->iter_link);
 	starvd_bpf__destroy(p->skel);
 	free(p->buf);
@@ -377,5 +479,6 @@ const struct backend_ops bpf_backend_ops = {
 	.open = bpf_open,
 	.read_tasks = bpf_read_tasks,
 	.read_counters = bpf_read_counters,
+	.read_pending = bpf_read_pending,
 	.close = bpf_close,
 };

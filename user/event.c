@@ -11,6 +11,7 @@
 #include "log.h"
 #include "stack.h"
 #include "task_cgroup.h"
+#include "pending.h"
 #include "task_role.h"
 #include "util.h"
 
@@ -59,13 +60,16 @@ static void starving_text(const struct event *ev, char *buf, size_t len)
 	const struct task_role *r = ev->starving.role;
 	const char *about = r && r->about[0] ? r->about : NULL;
 	char behind[128] = "", where[2 * CGROUP_PATH_LEN + 128] = "";
+	char waits[1024] = "";
 
 	if (h && h->tid)
 		format_holder(h, behind, sizeof(behind));
 	cgroups_text(ev->starving.cgroup, ev->starving.holder_cgroup, where,
 		     sizeof(where));
+	if (ev->starving.pending)
+		pending_text(ev->starving.pending, waits, sizeof(waits));
 	snprintf(buf, len,
-		 "%s-%u starved on CPU %d for %llu seconds (waited %s%.3f s%s%s)%s%s%s%s%s%s%s",
+		 "%s-%u starved on CPU %d for %llu seconds (waited %s%.3f s%s%s)%s%s%s%s%s%s%s%s%s%s",
 		 esc_name(t->comm), t->tid, t->cpu,
 		 (unsigned long long)(t->wait_ns / NSEC_PER_SEC),
 		 t->flags & STARVD_TASK_WAIT_LOWER_BOUND ? "at least " : "",
@@ -73,6 +77,7 @@ static void starving_text(const struct event *ev, char *buf, size_t len)
 		 *behind ? ", behind " : "", behind,
 		 ev->starving.log_only ? " [log only]" : "", where,
 		 about ? " [" : "", about ? about : "", about ? "]" : "",
+		 *waits ? " [" : "", waits, *waits ? "]" : "",
 		 stack && *stack ? " stack: " : "", stack ? stack : "");
 }
 
@@ -196,8 +201,54 @@ static void put_cgroup(struct json_object *o, const struct task_cgroup *cg)
 		 id ? json_object_new_string(cg->container) : NULL);
 }
 
+static struct json_object *work_json(const struct pending_work *w)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (o) {
+		json_put_str(o, "function", w->func);
+		json_put(o, "workqueue",
+			 w->wq[0] ? json_object_new_string(w->wq) : NULL);
+	}
+	return o;
+}
+
+/* "pending": what a kworker or ksoftirqd waits to run (pending.h). */
+static struct json_object *pending_json(const struct task_pending *p)
+{
+	struct json_object *o = json_object_new_object(), *a;
+	unsigned int i;
+
+	if (!o)
+		return NULL;
+	if (p->unknown) {
+		json_put_str(o, "unknown", p->unknown);
+	} else if (p->softirqs_read) {
+		a = json_object_new_array();
+		for (i = 0; a && i < 32; i++) {
+			const char *name = pending_softirq_name(i);
+
+			if (p->softirqs & (1U << i))
+				json_object_array_add(a, name ?
+					json_object_new_string(name) :
+					json_object_new_int(i));
+		}
+		json_put(o, "softirqs", a);
+	} else if (p->worker) {
+		json_put(o, "running", p->running.func[0] ?
+			 work_json(&p->running) : NULL);
+		a = json_object_new_array();
+		for (i = 0; a && i < p->nr_shown; i++)
+			json_object_array_add(a, work_json(&p->shown[i]));
+		json_put(o, "queued", a);
+		json_put_u64(o, "queued_count", p->nr_queued);
+	}
+	return o;
+}
+
 /* "role": what the task is there to do (task_role.h), or null. */
-static void put_role(struct json_object *o, const struct task_role *r)
+static void put_role(struct json_object *o, const struct task_role *r,
+		     const struct task_pending *p)
 {
 	struct json_object *ro = r ? json_object_new_object() : NULL;
 
@@ -214,6 +265,8 @@ static void put_role(struct json_object *o, const struct task_role *r)
 			json_put_str(ro, "irq_effective_affinity",
 				     r->effective);
 		}
+		if (p)
+			json_put(ro, "pending", pending_json(p));
 	}
 	json_put(o, "role", ro);
 }
@@ -231,7 +284,7 @@ static void starving_json(struct json_object *o, const struct event *ev)
 		      ev->task.flags & STARVD_TASK_WAIT_LOWER_BOUND);
 	json_put_bool(o, "log_only", ev->starving.log_only);
 	put_cgroup(o, ev->starving.cgroup);
-	put_role(o, ev->starving.role);
+	put_role(o, ev->starving.role, ev->starving.pending);
 	if (h && h->tid) {
 		ho = json_object_new_object();
 		if (ho) {

@@ -16,7 +16,11 @@
  *             null in the root cgroup and for kernel threads
  *             (task_cgroup.h); role: kind, about, and for an IRQ's
  *             thread irq, irq_actions, irq_affinity and
- *             irq_effective_affinity (task_role.h), or null
+ *             irq_effective_affinity (task_role.h), and pending: for
+ *             a kworker running (function, workqueue), queued (the
+ *             first few) and queued_count, for ksoftirqd softirqs (a
+ *             list of vector names), or unknown (why it was not read)
+ *             (pending.h); or null
  * ignored     list ("threads" or "processes"), process (with -I)
  * boost       runtime_ns, period_ns, duration_ns
  * escalate    runtime_ns, previous_runtime_ns, base_runtime_ns, cap_ns,
@@ -59,6 +63,7 @@ enum event_kind {
 
 struct holder_stack;
 struct task_cgroup;
+struct task_pending;
 struct task_role;
 
 struct event {
@@ -75,6 +80,8 @@ struct event {
 			const struct task_cgroup *cgroup, *holder_cgroup;
 			/* What the task is there to do, or NULL. */
 			const struct task_role *role;
+			/* What it waits to run, read with role; or NULL. */
+			const struct task_pending *pending;
 		} starving;
 		struct {
 			const char *process;	/* -I matched; NULL: -i */

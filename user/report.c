@@ -13,6 +13,7 @@
 #include "event.h"
 #include "log.h"
 #include "options.h"
+#include "pending.h"
 #include "report.h"
 #include "status_file.h"
 #include "task_cgroup.h"
@@ -77,9 +78,36 @@ static void what_of(const struct task_role *role,
 	task_what_cut(w, cg ? cg->path : "");
 }
 
-void report_starving(const struct starvd_task *t, uint64_t read_time_ns,
-		     const struct starvd_task *holder, bool log_only,
-		     bool kstack, struct task_what *what)
+/*
+ * What @role's task waits to run, from @b: for a kworker its work, for
+ * ksoftirqd its CPU's softirqs; NULL for any other kind, or if @t is gone.
+ */
+static const struct task_pending *read_pending(struct backend *b,
+					       const struct starvd_task *t,
+					       const struct task_role *role,
+					       struct task_pending *p)
+{
+	bool softirqs;
+
+	switch (role ? role->kind : ROLE_USER) {
+	case ROLE_KWORKER:
+	case ROLE_KWORKER_UNBOUND:
+		softirqs = false;
+		break;
+	case ROLE_KSOFTIRQD:
+		softirqs = true;
+		break;
+	default:
+		return NULL;
+	}
+	if (backend_read_pending(b, t->tid, softirqs, p) == -ESRCH)
+		return NULL;
+	return p;
+}
+
+void report_starving(struct backend *b, const struct starvd_task *t,
+		     uint64_t read_time_ns, const struct starvd_task *holder,
+		     bool log_only, bool kstack, struct task_what *what)
 {
 	struct event ev = {
 		.kind = EVENT_STARVING, .task = *t,
@@ -87,6 +115,7 @@ void report_starving(const struct starvd_task *t, uint64_t read_time_ns,
 			      .log_only = log_only },
 	};
 	struct task_cgroup cg, hcg;
+	struct task_pending pending;
 	struct task_role role;
 	char stack[512];
 
@@ -97,6 +126,7 @@ void report_starving(const struct starvd_task *t, uint64_t read_time_ns,
 		ev.starving.holder_cgroup = &hcg;
 	if (!task_role_read("/proc", t, &role))
 		ev.starving.role = &role;
+	ev.starving.pending = read_pending(b, t, ev.starving.role, &pending);
 	if (kstack) {
 		read_kstack(t->tid, stack, sizeof(stack));
 		ev.starving.stack = stack;

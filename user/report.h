@@ -23,11 +23,12 @@ struct task_what;
  * "comm-tid starved on CPU n for s seconds (...)", stalld's wording first.
  * @holder may be NULL (unknown). @log_only marks a report without boost.
  * @what gets what the report read of @t: its kind ("unknown" if it is
- * gone), an IRQ thread's IRQ, its cgroup (for the status file).
+ * gone), an IRQ thread's IRQ, its cgroup (for the status file). For a
+ * kworker or ksoftirqd, @b reads what it waits to run (pending.h).
  */
-void report_starving(const struct starvd_task *t, uint64_t read_time_ns,
-		     const struct starvd_task *holder, bool log_only,
-		     bool kstack, struct task_what *what);
+void report_starving(struct backend *b, const struct starvd_task *t,
+		     uint64_t read_time_ns, const struct starvd_task *holder,
+		     bool log_only, bool kstack, struct task_what *what);
 
 /*
  * stalld's line for a starving task an ignore list matches (it is never

@@ -187,8 +187,8 @@ static void handle_starving(struct starvd *d, const struct starvd_task *t,
 	d->nr_starving++;
 	st->starving++;
 	d->status_dirty = true;
-	report_starving(t, d->tasks.read_time_ns, h, d->cfg.log_only,
-			d->cfg.kstack, &what);
+	report_starving(&d->backend, t, d->tasks.read_time_ns, h,
+			d->cfg.log_only, d->cfg.kstack, &what);
 	starved_report(&d->starved, st, t, d->tasks.read_time_ns, &what);
 	request_stack(d, t, h);
 	/* As stalld: reported, then said why not boosted, once an episode. */

@@ -11,8 +11,9 @@
 # build-arm64/, for the arm64 guests. Its BPF objects are the ones 64 builds (clang -target bpf
 # from bpf/vmlinux/x86/vmlinux.h: the CO-RE object is the same for every
 # architecture, its programs being tp_btf ones that read no pt_regs):
-# copied from build/ and embedded by bpftool's skeleton unchanged, which
-# this checks (the object's bytes are in the arm64 starvd), and each
+# copied from build/, linked by bpftool (which drops the DWARF) and
+# embedded by its skeleton, which this checks (the linked object's bytes
+# are in the arm64 starvd), and each
 # program smoke-tested with qemu-aarch64-static.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -28,16 +29,17 @@ arm64)
 	export PATH=$ARM64/cross/usr/bin:$PATH
 	export LD_LIBRARY_PATH=$ARM64_CROSS_LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 	# The x86 build's BPF objects, built first (make 64 builds them).
-	make -s build/starvd.bpf.o build/lockwait.bpf.o O=build ||
+	make -s build/starvd.bpf.o build/pending.bpf.o build/lockwait.bpf.o O=build ||
 		die "building the BPF objects failed; output above"
 	o=build-arm64 bin=build-arm64 cc="aarch64-linux-gnu-gcc-12 --sysroot=$root"
 	mkdir -p "$o"
-	for f in starvd.bpf.o lockwait.bpf.o; do
+	for f in starvd.bpf.o pending.bpf.o lockwait.bpf.o; do
 		cmp -s "build/$f" "$o/$f" || cp -p "build/$f" "$o/$f"
 	done
 	# make must not rebuild them (vmlinux.h copied as build/ has it).
 	cp -p build/vmlinux.h "$o/vmlinux.h"
 	touch -r build/starvd.bpf.o "$o/starvd.bpf.o"
+	touch -r build/pending.bpf.o "$o/pending.bpf.o"
 	export PKG_CONFIG_SYSROOT_DIR=$root
 	export PKG_CONFIG_LIBDIR=$root/usr/lib/aarch64-linux-gnu/pkgconfig:$root/usr/share/pkgconfig
 	# Without libdw: starvd unwinds user stacks on x86_64 only
@@ -86,12 +88,12 @@ done
 if [ "$1" = arm64 ]; then
 	cmp -s build/starvd.bpf.o "$o/starvd.bpf.o" ||
 		die "$o/starvd.bpf.o is not build/starvd.bpf.o: make rebuilt it (remove $o and run again)"
-	python3 - "$o/starvd.bpf.o" "$bin/starvd" <<-'EOF' ||
+	python3 - "$o/starvd.link.o" "$bin/starvd" <<-'EOF' ||
 		import sys
 		obj, exe = (open(f, "rb").read() for f in sys.argv[1:])
 		sys.exit(0 if obj in exe else 1)
 	EOF
-		die "$bin/starvd does not hold the bytes of $o/starvd.bpf.o (the skeleton's object)"
+		die "$bin/starvd does not hold the bytes of $o/starvd.link.o (the skeleton's object, linked from $o/starvd.bpf.o)"
 	# Each runs on an arm64 CPU (user-mode emulation, the root's libraries).
 	for t in "$bin/starvd --version" "$bin/starvctl --help" \
 		 "$o/selftests/test_options" "$o/kmod-tests/nlcheck"; do

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a starving kernel thread is there to do, read when starvd reports
+ * it: two task iterators that, for the one task the reader names, print
+ * lines. "pending_work":
+ *
+ *   T TID           the task was found
+ *   Q               it is a workqueue worker and its pool was read
+ *   R WQ SYMBOL     the work item it runs, preempted in the middle of it
+ *   W WQ SYMBOL     a work item queued for it or its pool (the first few)
+ *   N COUNT         how many are queued, counted up to MAX_COUNT
+ *
+ * "pending_softirqs":
+ *
+ *   T TID           the task was found
+ *   S MASK          the softirqs pending on its CPU (decimal bit mask)
+ *
+ * WQ is the work item's workqueue ("-" when it cannot be told), made of
+ * printable characters without spaces; SYMBOL is the kernel's "%pB" of
+ * the work function + 1, "name+0x1/0xsize [module]": "%pB" names the
+ * function holding the byte before the address (as for a return address),
+ * and prints the address's offset in it. The reader keeps only names of
+ * that shape, never an address.
+ *
+ * Nothing is attached: the iterator runs when the reader reads it. The
+ * lists are walked without the pool's lock, with bpf_probe_read_kernel():
+ * a list that changes under the walk gives fewer items, or a function
+ * the reader does not accept, never a fault.
+ *
+ * Kernel interfaces: the task iterator and bpf_seq_printf() (5.8), %pB
+ * in it (5.9). pending_softirqs also needs typed per-CPU ksyms and
+ * bpf_per_cpu_ptr() (5.11), per-CPU variables in the kernel's BTF and
+ * CONFIG_KALLSYMS_ALL (Debian's kernels have both since 6.1): where it
+ * does not load, the loader loads pending_work alone.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+
+#include "task_core.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define PF_WQ_WORKER	0x00000020	/* include/linux/sched.h */
+#define WORK_STRUCT_PWQ	0x4UL		/* include/linux/workqueue.h */
+/*
+ * A pool_workqueue is aligned to 1 << WORK_STRUCT_FLAG_BITS, 256 bytes
+ * without CONFIG_DEBUG_OBJECTS_WORK; with it, the pointer this mask gives
+ * fails the check against the worker's pool, and WQ is "-".
+ */
+#define WORK_STRUCT_WQ_DATA_MASK	(~0xffUL)
+
+#define MAX_SHOWN	8	/* W lines */
+#define MAX_COUNT	64	/* items counted on a list */
+#define WQ_NAME_LEN	32
+
+/* The task to read: written by the reader before each read (.bss). */
+__u32 target_tid;
+
+/* Where each x86 kernel keeps the pending softirqs; others: irq_stat. */
+extern u16 __softirq_pending __ksym __weak;		/* x86, 6.15 on */
+extern struct pcpu_hot pcpu_hot __ksym __weak;		/* x86, 6.2 to 6.14 */
+extern irq_cpustat_t irq_stat __ksym __weak;		/* first member */
+
+/* Linux 5.17 moved a kthread's struct kthread to worker_private. */
+struct task_struct___pre517 {
+	int *set_child_tid;
+} __attribute__((preserve_access_index));
+
+static __always_inline int softirq_pending(int cpu, u32 *mask)
+{
+	u16 v = 0;
+
+	if (&__softirq_pending) {
+		u16 *p = bpf_per_cpu_ptr(&__softirq_pending, cpu);
+
+		if (!p)
+			return -1;
+		bpf_probe_read_kernel(&v, sizeof(v), p);
+	} else if (&pcpu_hot) {
+		struct pcpu_hot *h = bpf_per_cpu_ptr(&pcpu_hot, cpu);
+
+		if (!h)
+			return -1;
+		v = BPF_CORE_READ(h, softirq_pending);
+	} else if (&irq_stat) {
+		/*
+		 * __softirq_pending comes first: u16 on x86 up to 6.1,
+		 * unsigned int elsewhere, whose low half (little endian)
+		 * holds every vector there is (NR_SOFTIRQS is 10).
+		 */
+		irq_cpustat_t *s = bpf_per_cpu_ptr(&irq_stat, cpu);
+
+		if (!s)
+			return -1;
+		bpf_probe_read_kernel(&v, sizeof(v), s);
+	} else {
+		return -1;
+	}
+	*mask = v;
+	return 0;
+}
+
+static __always_inline struct worker *task_worker(struct task_struct *t)
+{
+	struct task_struct___pre517 *old = (void *)t;
+	struct kthread *k;
+	struct worker *w;
+
+	if (!(BPF_CORE_READ(t, flags) & PF_WQ_WORKER))
+		return NULL;
+	if (bpf_core_field_exists(t->worker_private))
+		k = BPF_CORE_READ(t, worker_private);
+	else
+		k = (void *)BPF_CORE_READ(old, set_child_tid);
+	w = BPF_CORE_READ(k, data);
+	/* Only a worker that names this task back is read. */
+	if (!w || BPF_CORE_READ(w, task) != t)
+		return NULL;
+	return w;
+}
+
+/* @pwq's workqueue name, if @pwq serves @pool; "-" if it cannot be told. */
+static __always_inline void wq_name(struct pool_workqueue *pwq,
+				    struct worker_pool *pool, char *name)
+{
+	struct workqueue_struct *wq;
+	int i;
+
+	name[0] = '-';
+	name[1] = '\0';
+	if (!pwq || BPF_CORE_READ(pwq, pool) != pool)
+		return;
+	wq = BPF_CORE_READ(pwq, wq);
+	if (!wq ||
+	    bpf_probe_read_kernel_str(name, WQ_NAME_LEN, &wq->name) <= 0) {
+		name[0] = '-';
+		name[1] = '\0';
+		return;
+	}
+	for (i = 0; i < WQ_NAME_LEN; i++) {
+		if (!name[i])
+			break;
+		if (name[i] <= ' ' || name[i] > '~')
+			name[i] = '?';
+	}
+}
+
+/* The work items of list @head (in @pool): the first shown, all counted. */
+static __always_inline int walk(struct seq_file *seq, struct list_head *head,
+				struct worker_pool *pool, int shown)
+{
+	unsigned long off = bpf_core_field_offset(struct work_struct, entry);
+	char name[WQ_NAME_LEN];
+	struct list_head *pos;
+	int n;
+
+	pos = BPF_CORE_READ(head, next);
+	for (n = 0; n < MAX_COUNT && pos && pos != head; n++) {
+		struct work_struct *work = (void *)pos - off;
+		struct pool_workqueue *pwq;
+		unsigned long data, func;
+
+		if (shown + n < MAX_SHOWN) {
+			func = (unsigned long)BPF_CORE_READ(work, func);
+			data = BPF_CORE_READ(work, data.counter);
+			pwq = data & WORK_STRUCT_PWQ ?
+			      (void *)(data & WORK_STRUCT_WQ_DATA_MASK) : NULL;
+			wq_name(pwq, pool, name);
+			BPF_SEQ_PRINTF(seq, "W %s %pB\n", name,
+				       (void *)(func + 1));
+		}
+		pos = BPF_CORE_READ(pos, next);
+	}
+	return n;
+}
+
+/* The task the reader asked for, or NULL; says so with a T line. */
+static __always_inline struct task_struct *target(struct bpf_iter__task *ctx)
+{
+	struct task_struct *t = ctx->task;
+
+	if (!t || !target_tid || BPF_CORE_READ(t, pid) != target_tid)
+		return NULL;
+	BPF_SEQ_PRINTF(ctx->meta->seq, "T %u\n", target_tid);
+	return t;
+}
+
+SEC("iter/task")
+int pending_softirqs(struct bpf_iter__task *ctx)
+{
+	struct task_struct *t = target(ctx);
+	u32 mask;
+
+	if (t && !softirq_pending(task_cpu(t), &mask))
+		BPF_SEQ_PRINTF(ctx->meta->seq, "S %u\n", mask);
+	return 0;
+}
+
+SEC("iter/task")
+int pending_work(struct bpf_iter__task *ctx)
+{
+	struct task_struct *t = target(ctx);
+	struct seq_file *seq = ctx->meta->seq;
+	struct list_head *scheduled, *worklist;
+	struct worker_pool *pool;
+	char name[WQ_NAME_LEN];
+	struct worker *w;
+	unsigned long func;
+	int n;
+
+	w = t ? task_worker(t) : NULL;
+	pool = w ? BPF_CORE_READ(w, pool) : NULL;
+	if (!pool)
+		return 0;
+	BPF_SEQ_PRINTF(seq, "Q\n");
+	func = (unsigned long)BPF_CORE_READ(w, current_func);
+	if (func) {
+		wq_name(BPF_CORE_READ(w, current_pwq), pool, name);
+		BPF_SEQ_PRINTF(seq, "R %s %pB\n", name, (void *)(func + 1));
+	}
+	/* The items queued for this worker, then for any of its pool. */
+	scheduled = (void *)w + bpf_core_field_offset(struct worker, scheduled);
+	worklist = (void *)pool +
+		   bpf_core_field_offset(struct worker_pool, worklist);
+	n = walk(seq, scheduled, pool, 0);
+	n += walk(seq, worklist, pool, n);
+	BPF_SEQ_PRINTF(seq, "N %d\n", n);
+	return 0;
+}
