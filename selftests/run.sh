@@ -5,7 +5,7 @@
 # suite in $RESULTS (see summary.sh). Without RESULTS it prints the
 # summary itself.
 #
-# Usage: run.sh BINDIR [unit] [host] [rescue] [stacks] [load]
+# Usage: run.sh BINDIR [unit] [host] [rescue] [softirq] [stacks] [load]
 #   unit   pure logic, the coding style and the tree's own checks
 #          (selftests/tree-check.py), no root needed
 #   host   real starvation through the backend in $STARVD_TEST_BACKEND
@@ -13,6 +13,7 @@
 #          from outside (test_rescue), the CLI tests and the stalld
 #          compatibility suite
 #   rescue, stacks  test_rescue, test_stacks alone (both are in host)
+#   softirq  test_rescue's kernel_thread_softirq alone (threadirqs boots)
 #   load   the soak: real starvation injected under 10,000 threads and a
 #          fork/exit and context-switch storm for $STARVD_LOAD_SECONDS
 #          (default 60) per backend / BPF mode, as for host. Not part of
@@ -72,13 +73,18 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-run_one() {	# name binary [VAR=value...]
-	local name=${SUITE_PREFIX:-}$1 bin=$2 out t0
+run_one() {	# name binary [VAR=value...] [-- ARG...]
+	local name=${SUITE_PREFIX:-}$1 bin=$2 out t0 vars=()
 	t0=$(date +%s)
 	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		vars+=("$1")
+		shift
+	done
+	[ $# -eq 0 ] || shift
 	echo "# === $name"
 	out=$(mktemp)
-	env "$@" "$bin" 2>&1 | tee "$out"
+	env "${vars[@]}" "$bin" "$@" 2>&1 | tee "$out"
 	echo "# === $name: $(($(date +%s) - t0)) s"
 	if grep -q '^# Totals:' "$out"; then
 		echo "$name $(grep '^# Totals:' "$out" | tail -n1)" >> "$RESULTS"
@@ -186,6 +192,12 @@ for suite in $suites; do
 		backend=${STARVD_TEST_BACKEND:-bpf}
 		run_one "rescue-$backend" "$bindir/test_rescue" \
 			STARVD_TEST_BACKEND="$backend" ;;
+	softirq)
+		# A starving ksoftirqd (test_rescue's kernel_thread_softirq
+		# alone): the guests booted with threadirqs.
+		backend=${STARVD_TEST_BACKEND:-bpf}
+		run_one "softirq-$backend" "$bindir/test_rescue" \
+			STARVD_TEST_BACKEND="$backend" -- -t kernel_thread_softirq ;;
 	stacks)
 		# test_stacks alone (part of host): the generic 6.12 guest.
 		backend=${STARVD_TEST_BACKEND:-bpf}
@@ -195,7 +207,7 @@ for suite in $suites; do
 		backend=${STARVD_TEST_BACKEND:-bpf}
 		per_mode load test_load ;;
 	*)
-		echo "run.sh: unknown suite '$suite' (unit, host, rescue, stacks, load)" >&2
+		echo "run.sh: unknown suite '$suite' (unit, host, rescue, softirq, stacks, load)" >&2
 		exit 2 ;;
 	esac
 done

@@ -33,7 +33,7 @@ struct bpf_backend {
 	/* bpf/pending.bpf.c: its iterators, or why each is missing. */
 	struct pending_bpf *pending;
 	struct bpf_link *work_link, *softirqs_link;
-	char no_work[160], no_softirqs[160], read_error[96];
+	char no_work[160], no_softirqs[192], read_error[96];
 };
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
@@ -335,10 +335,18 @@ static int bpf_read_tasks(struct backend *b, const struct read_filter *f,
 }
 
 /*
- * The iterators of bpf/pending.bpf.c. pending_softirqs needs per-CPU
- * variables in the kernel's BTF and in kallsyms (CONFIG_KALLSYMS_ALL):
- * where it does not load, pending_work is loaded alone. Neither is
- * needed to detect or boost, so a failure only leaves its reason.
+ * Why no softirqs are read: pending_softirqs reads a per-CPU variable
+ * that must be in the kernel's BTF (which Linux 5.11 added) and in
+ * kallsyms (CONFIG_KALLSYMS_ALL). Without the first it loads and finds
+ * none; without the second it does not load.
+ */
+static const char no_softirq_vars[] =
+	"this kernel's BTF or kallsyms lack the per-CPU variable that holds them (BTF of per-CPU variables: Linux 5.11; CONFIG_KALLSYMS_ALL)";
+
+/*
+ * The iterators of bpf/pending.bpf.c. Where pending_softirqs does not
+ * load, pending_work is loaded alone. Neither is needed to detect or
+ * boost, so a failure only leaves its reason.
  */
 static void load_pending(struct bpf_backend *p)
 {
@@ -360,9 +368,8 @@ static void load_pending(struct bpf_backend *p)
 			break;
 		pending_bpf__destroy(p->pending);
 		p->pending = NULL;
-		snprintf(p->no_softirqs, sizeof(p->no_softirqs),
-			 "this kernel's BTF or kallsyms lack its per-CPU variables (%s; CONFIG_KALLSYMS_ALL)",
-			 strerror(-ret));
+		snprintf(p->no_softirqs, sizeof(p->no_softirqs), "%s",
+			 no_softirq_vars);
 		softirqs = false;
 	}
 	if (ret) {
@@ -397,6 +404,7 @@ static int bpf_read_pending(struct backend *b, unsigned int tid,
 	struct bpf_backend *p = b->priv;
 	struct bpf_link *link = softirqs ? p->softirqs_link : p->work_link;
 	ssize_t len;
+	int ret;
 
 	memset(out, 0, sizeof(*out));
 	if (!link) {
@@ -412,7 +420,10 @@ static int bpf_read_pending(struct backend *b, unsigned int tid,
 		out->unknown = p->read_error;
 		return len;
 	}
-	return pending_parse(p->buf, len, tid, out);
+	ret = pending_parse(p->buf, len, tid, out);
+	if (!ret && softirqs && !out->softirqs_read)
+		out->unknown = no_softirq_vars;
+	return ret;
 }
 
 /*

@@ -7,7 +7,7 @@
 # two at a time (each TCG guest is one host thread) and run
 # selftests/kmod/guest-tests.sh in each (guest-rescue.sh in
 # $VM_RESCUE_ONLY_GUESTS; $VM_THREADIRQS_GUESTS boot once more with
-# threadirqs for guest-escalate.sh). The guests that run guest-tests.sh
+# threadirqs for guest-threadirqs.sh). The guests that run guest-tests.sh
 # (they load the module) boot with the kernel's memory checkers on
 # ($VM_MEMCHECK_ARGS), and any report of a fault the kernel logs there
 # fails the guest (vm/kernel-reports.sh, a vm-GUEST-kernel line).
@@ -139,13 +139,13 @@ guest_run() {
 	*" $g "*)
 		rc=0
 		vm/run.sh -a threadirqs -t "$(guest_timeout "$g")" "$g" \
-			"RESULTS=\$STARVD_VM_RESULTS/results $env sh selftests/kmod/guest-escalate.sh" \
+			"RESULTS=\$STARVD_VM_RESULTS/results $env sh selftests/kmod/guest-threadirqs.sh" \
 			>&3 2>&1 || rc=$?
 		lines="$lines${lines:+$'\n'}$(cat "$res/results" 2>/dev/null || true)"
 		boot_fail "$g-threadirqs" $rc
 		grep -q "^vm-$g-threadirqs-escalate " "$res/results" 2>/dev/null || {
 			lines="$lines${lines:+$'\n'}$(fail_line "vm-$g-threadirqs-escalate")"
-			echo "# vm-$g (threadirqs): guest-escalate.sh ended (status $rc) before its results line; console: $res/console" >&3
+			echo "# vm-$g (threadirqs): guest-threadirqs.sh ended (status $rc) before guest-escalate.sh's results line; console: $res/console" >&3
 		}
 		secs=$(($(date +%s) - t0))
 		# Kept from the next boot of $g, which empties $res.

@@ -293,12 +293,14 @@ VM_DEFAULT_BPF_GUESTS="6.12-rt 6.1 5.10 7.2-rt 7.2 arm64-6.1 arm64-6.12-rt arm64
 # VM_RESCUE_ONLY_GUESTS= (empty) runs the whole suite there too.
 VM_RESCUE_ONLY_GUESTS=${VM_RESCUE_ONLY_GUESTS-6.12}
 # Generic guests booted a second time with "threadirqs" on the kernel
-# command line to run selftests/kmod/guest-escalate.sh (vm-GUEST-threadirqs-
-# escalate): its starving 9p IRQ thread exists only with threaded IRQs,
-# which PREEMPT_RT has and generic kernels have with that option. Not the
+# command line to run selftests/kmod/guest-threadirqs.sh: a starving
+# ksoftirqd (vm-GUEST-threadirqs-softirq-BACKEND), which only 6.1 (no fair
+# server) shows, then guest-escalate.sh (vm-GUEST-threadirqs-escalate),
+# whose starving 9p IRQ thread exists only with threaded IRQs, which
+# PREEMPT_RT has and generic kernels have with that option. Not the
 # whole suite: threadirqs also moves every softirq of a CPU to its
 # ksoftirqd, which changes what the other suites' busy loops starve.
-VM_THREADIRQS_GUESTS=${VM_THREADIRQS_GUESTS-6.12 7.2}
+VM_THREADIRQS_GUESTS=${VM_THREADIRQS_GUESTS-6.12 7.2 6.1}
 
 # kill_tree PID...: SIGTERM to each PID and every process below it,
 # children first found, so that none is left running when its parent

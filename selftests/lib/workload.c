@@ -591,6 +591,22 @@ bool kernel_has_fair_server(void)
 	return found;
 }
 
+bool kernel_cmdline_has(const char *word)
+{
+	char line[4096], *w, *save;
+	FILE *f = fopen("/proc/cmdline", "re");
+	bool found = false;
+
+	if (!f)
+		return false;
+	if (fgets(line, sizeof(line), f))
+		for (w = strtok_r(line, " \n", &save); w && !found;
+		     w = strtok_r(NULL, " \n", &save))
+			found = !strcmp(w, word);
+	fclose(f);
+	return found;
+}
+
 void task_brief(pid_t tid, char *buf, size_t len)
 {
 	char path[64], st[1024], *p;

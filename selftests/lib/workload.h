@@ -129,6 +129,9 @@ struct sched_attr other_attr(int nice);
  */
 bool kernel_has_fair_server(void);
 
+/* Is @word one of the words of the kernel's command line? */
+bool kernel_cmdline_has(const char *word);
+
 /* The CPU the tests starve: the last online one. */
 int test_cpu(void);
 
