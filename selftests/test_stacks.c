@@ -10,12 +10,17 @@
  * alone; without CAP_PERFMON the capture says why, once; with -v the
  * report line is unchanged and the stack follows it, and starvctl stacks
  * shows it; every JSON line starvd prints parses; naming a holder whose
- * file carries 96 MiB it never loads does not read those in. No frame
- * is shown by its address: started without CAP_SYSLOG, starvd prints,
- * logs and keeps no kernel address, its stack file is root's alone, and
- * no line of its own has stalld's report words.
+ * file carries 96 MiB it never loads does not read those in; libdw is
+ * mapped only with holder stacks, and where it cannot be loaded the
+ * stack says what to install. No frame is shown by its address: started
+ * without CAP_SYSLOG, starvd prints, logs and keeps no kernel address,
+ * its stack file is root's alone, and no line of its own has stalld's
+ * report words.
  */
+#include <dlfcn.h>
 #include <grp.h>
+#include <limits.h>
+#include <link.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -26,6 +31,7 @@
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -597,6 +603,82 @@ TEST_F(starve, no_user_stacks_gives_kernel_frames_only)
 	EXPECT_EQ(0, json_object_array_length(user));
 	EXPECT_STREQ("not taken (--no-user-stacks)",
 		     json_member_str(ev, "user_stack_note"));
+	all_json_parses(_metadata, self->d);
+}
+
+/* Does /proc/@pid/maps map a file whose name has @name? -1: unreadable. */
+static int maps_file(pid_t pid, const char *name)
+{
+	char path[64], l[512];
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (!found && fgets(l, sizeof(l), f))
+		found = strstr(l, name) != NULL;
+	fclose(f);
+	return found;
+}
+
+/*
+ * libdw is loaded for user frames, not linked: starvd locks its memory,
+ * and a daemon without holder stacks does not map it; with them it does.
+ */
+TEST_F(starve, libdw_mapped_only_for_user_frames)
+{
+	START("-t", "20");
+	WAIT_STARTED();
+	EXPECT_EQ(0, maps_file(self->d->pid, "/libdw"));
+	EXPECT_EQ(0, daemon_stop(self->d, SIGTERM, EVENT_MS));
+	holder_stack_of(_metadata, self, test_path("spin_stack-fp"), "user",
+			"--stacks", NULL);
+	NEED_USER_FRAMES();
+	EXPECT_EQ(1, maps_file(self->d->pid, "/libdw"));
+}
+
+/* libdw.so.1 as the dynamic linker finds it; "" if it does not. */
+static void libdw_path(char *path, size_t len)
+{
+	void *h = dlopen("libdw.so.1", RTLD_LAZY | RTLD_LOCAL);
+	struct link_map *lm = NULL;
+
+	path[0] = '\0';
+	if (h && !dlinfo(h, RTLD_DI_LINKMAP, &lm) && lm)
+		snprintf(path, len, "%s", lm->l_name);
+	if (h)
+		dlclose(h);
+}
+
+/*
+ * Where libdw cannot be loaded (here /dev/null in its place, in a mount
+ * namespace of the test's own), holder stacks have kernel frames, and
+ * the user stack's note says what is missing and what to install.
+ */
+TEST_F(starve, without_libdw_says_what_to_install)
+{
+	const char *note;
+	char path[PATH_MAX];
+
+	libdw_path(path, sizeof(path));
+	if (!path[0])
+		SKIP(return, "no libdw.so.1 here: nothing to take away");
+	ASSERT_EQ(0, unshare(CLONE_NEWNS));
+	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	ASSERT_EQ(0, mount("/dev/null", path, NULL, MS_BIND, NULL))
+		TH_LOG("bind /dev/null on %s: %m", path);
+	holder_stack_of(_metadata, self, test_path("spin_stack-fp"),
+			"syscall", "--stacks", NULL);
+	EXPECT_LE(0, frame_named(FRAMES("kernel_stack"), "ksys_read"))
+		TH_LOG("no ksys_read in the kernel frames: %s", line);
+	EXPECT_EQ(0, json_object_array_length(FRAMES("user_stack")));
+	note = json_member_str(ev, "user_stack_note");
+	ASSERT_TRUE(note != NULL);
+	EXPECT_TRUE(strstr(note, "cannot load libdw.so.1") &&
+		    strstr(note, "install"))
+		TH_LOG("user stack note: %s", note);
 	all_json_parses(_metadata, self->d);
 }
 

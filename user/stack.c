@@ -300,7 +300,7 @@ struct stacks *stacks_open(bool user)
 		return NULL;
 	}
 	s->user_off = !user ? "not taken (--no-user-stacks)" :
-		      "not taken: this starvd was built without libdw (LIBDW=0), or for an architecture other than x86_64, the only one whose user stacks it unwinds";
+		      stack_unwind_why_not();
 	s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
 	s->kallsyms_err = fd < 0 ? errno : 0;
