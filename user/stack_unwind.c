@@ -56,12 +56,15 @@ static void dw_load(void)
 		if (!*sym[i].fn)
 			break;
 	}
+	/* Loaded, it stays for the daemon's life. */
 	if (h && i == sizeof(sym) / sizeof(sym[0]))
 		return;
-	/* Never unloaded: nothing of it may be called from here on. */
 	snprintf(dw_why, sizeof(dw_why),
 		 "not taken: cannot load %s (%s): install elfutils' libdw (the package libdw1 or elfutils-libs) and restart starvd",
 		 LIBDW_SONAME, dlerror());
+	/* Without it (dw_why says why) none of its functions is called. */
+	if (h)
+		dlclose(h);
 }
 
 struct stack_unwinder {
