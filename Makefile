@@ -55,11 +55,14 @@ else
 CPPFLAGS	+= -DSTARVD_NO_BPF
 endif
 # libdw (elfutils): user frames of holder stacks (user/stack_unwind.c),
-# unwound from DWARF CFI. LIBDW=0 (the default for -m32 builds) builds
-# without: holder stacks then have kernel frames only.
+# unwound from DWARF CFI. Its headers at build time; the library itself
+# is loaded (dlopen) when holder stacks with user frames are on, not
+# linked. LIBDW=0 (the default for -m32 builds) builds without: holder
+# stacks then have kernel frames only.
 LIBDW		?= $(if $(findstring -m32,$(CC) $(CFLAGS)),0,1)
 ifeq ($(LIBDW),1)
-LDLIBS		+= $(or $(shell $(PKG_CONFIG) --libs libdw 2>/dev/null),-ldw -lelf)
+CPPFLAGS	+= $(shell $(PKG_CONFIG) --cflags libdw 2>/dev/null)
+LDLIBS		+= -ldl
 else
 CPPFLAGS	+= -DSTARVD_NO_LIBDW
 endif

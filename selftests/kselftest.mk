@@ -37,7 +37,7 @@ STARVD_O	:= $(OUTPUT)/starvd-build
 LIB		:= lib/workload.c lib/daemon_proc.c
 CFLAGS		+= -O2 -g -Wall -Wno-unused-parameter -I$(selfdir) -I. \
 		   -I$(STARVD_SRC)/user -I$(STARVD_SRC)/include -I$(STARVD_O)
-LDLIBS		+= -lbpf -ldw -lelf -lz -lnl-genl-3 -lnl-3 -lcap -ljson-c -lm -lpthread
+LDLIBS		+= -lbpf -lelf -lz -ldl -lnl-genl-3 -lnl-3 -lcap -ljson-c -lm -lpthread
 
 # starvd's own Makefile, without the kselftest make's variables (OUTPUT,
 # O) on its command line.

@@ -4,7 +4,8 @@
  * address as a pass over /proc/kallsyms would (the closest text symbol at
  * or below, the last of its aliases, its size up to the next one), is
  * read again when /proc/modules changes and only then, and leaves to a
- * pass over the file what was made after it (BPF programs, trampolines).
+ * pass over the file what was made after it (BPF programs, trampolines),
+ * and leaves no copy of itself in locked memory.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 
 #include "kselftest_harness.h"
 
+#include "daemon.h"
 #include "ksym.h"
 
 /* A file of @text in memory; the caller writes it again with put(). */
@@ -200,6 +202,79 @@ TEST(not_opened_says_so)
 	EXPECT_EQ(-EBADF, ksyms_name(k, &w, 1, NULL));
 	EXPECT_STREQ("", w.name);
 	ksyms_close(k);
+}
+
+/* --- memory --- */
+
+/* This process's VmRSS, in KiB; -1 if not found. */
+static long rss_kb(void)
+{
+	char l[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	while (f && kb < 0 && fgets(l, sizeof(l), f))
+		if (!strncmp(l, "VmRSS:", 6))
+			kb = atol(l + 6);
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/*
+ * Locked as starvd locks its memory (lock_memory()), and after a block
+ * of megabytes was freed (in starvd, libbpf's copy of the kernel's BTF),
+ * reading a table of 100,000 symbols leaves nothing of its making
+ * resident: while it is held the process grows by the table, not by the
+ * copies it grew from or by qsort()'s buffer, and once it is freed the
+ * process is back to what it was, give or take a few small blocks.
+ */
+TEST(table_leaves_no_copies_in_locked_memory)
+{
+	const long slack_kb = 256;
+	const int nr = 100000;
+	struct ksym w = { .addr = 0xffffffff81000004 };
+	long before, held, after, table_kb;
+	size_t len = 0;
+	struct ksyms *k;
+	char *text;
+	int i, ret;
+
+	/* Locked beyond RLIMIT_MEMLOCK, a malloc() would fail instead. */
+	if (geteuid())
+		SKIP(return, "locks memory: run as root");
+	text = malloc(nr * 40);
+	ASSERT_NE(NULL, text);
+	/* Out of order: the table is sorted by address. */
+	for (i = 0; i < nr; i++)
+		len += sprintf(text + len, "%016llx T symbol_%06d\n",
+			       0xffffffff81000000ULL +
+			       16ULL * ((i * 7919ULL) % nr), i);
+	k = ksyms_open(file_of(text), -1);
+	free(text);
+	ASSERT_NE(NULL, k);
+	ret = lock_memory();
+	if (ret)
+		SKIP(return, "cannot lock memory: %s (needs CAP_IPC_LOCK)",
+		     strerror(-ret));
+	text = malloc(8 << 20);
+	ASSERT_NE(NULL, text);
+	memset(text, 1, 8 << 20);
+	free(text);
+	before = rss_kb();
+	ASSERT_EQ(0, ksyms_name(k, &w, 1, NULL));
+	EXPECT_STREQ("symbol_000000", w.name);
+	table_kb = ksyms_bytes(k) / 1024;
+	held = rss_kb();
+	ksyms_close(k);
+	after = rss_kb();
+	ASSERT_LT(0, before);
+	EXPECT_GE(table_kb + slack_kb, held - before)
+		TH_LOG("the table is %ld KiB, the process grew by %ld KiB",
+		       table_kb, held - before);
+	EXPECT_GE(slack_kb, after - before)
+		TH_LOG("%ld KiB left resident once the table is freed",
+		       after - before);
 }
 
 /* --- the running kernel --- */

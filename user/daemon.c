@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -305,6 +306,24 @@ static void reserve_fd_table(void)
 		close(FD_TABLE_MIN - 1);
 }
 
+/*
+ * Locked, memory that free() gives back from inside a heap stays
+ * resident: glibc gives it back with madvise(MADV_DONTNEED), which locked
+ * pages refuse. So every block of 128 KiB or more gets a mapping of its
+ * own, unmapped when freed and grown by mremap(), without a copy. Left
+ * to itself, glibc raises that threshold to the largest block freed
+ * (libbpf's copy of the kernel's BTF: megabytes), and a table grown by
+ * realloc() (the kernel's symbols, ksym.c) then leaves the copies it
+ * grew from, and qsort()'s buffer, locked in the heap for good.
+ */
+int lock_memory(void)
+{
+#ifdef M_MMAP_THRESHOLD
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
+	return mlockall(MCL_CURRENT | MCL_FUTURE) ? -errno : 0;
+}
+
 int protect_self(const struct config *cfg)
 {
 	int ret;
@@ -315,15 +334,15 @@ int protect_self(const struct config *cfg)
 	 * A page fault of starvd's own text can wait for a block or virtio
 	 * IRQ thread that starves on the very CPU starvd must rescue.
 	 */
-	if ((cfg->mlock || cfg->mlock_required) &&
-	    mlockall(MCL_CURRENT | MCL_FUTURE)) {
+	ret = cfg->mlock || cfg->mlock_required ? lock_memory() : 0;
+	if (ret) {
 		if (cfg->mlock_required) {
 			log_err("--mlock: cannot lock starvd's memory: %s (needs CAP_IPC_LOCK)",
-				strerror(errno));
+				strerror(-ret));
 			return -1;
 		}
 		log_msg("note: cannot lock starvd's memory (%s): a page fault of its own may then wait for the I/O it is to rescue; run it with CAP_IPC_LOCK, or pass --no-mlock to say so",
-			strerror(errno));
+			strerror(-ret));
 	}
 	if (cfg->reservation) {
 		ret = set_reservation(cfg->reservation);

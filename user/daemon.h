@@ -27,6 +27,12 @@ void pidfile_remove(const char *path);
 int pin_self(const struct config *cfg);
 
 /*
+ * Lock starvd's memory, every page it maps from now on too, and have
+ * malloc() give each large block a mapping of its own, unmapped when
+ * freed (daemon.c says why). 0 or -errno.
+ */
+int lock_memory(void);
+/*
  * Memory locking (--mlock) and a SCHED_DEADLINE
  * reservation (-R) for starvd itself. Returns -1 after logging a message
  * when a requested protection cannot be applied.

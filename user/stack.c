@@ -28,7 +28,8 @@
 struct stacks {
 	bool user;
 	const char *user_off;	/* the user note when !user */
-	struct ksyms *ksyms;	/* the kernel's symbols, read by the worker */
+	/* The kernel's symbols, read for the first kernel frame to name. */
+	struct ksyms *ksyms;
 	int kallsyms_err;	/* why /proc/kallsyms did not open, or 0 */
 	int efd;
 	pthread_t thread;
@@ -251,12 +252,6 @@ static void *worker(void *arg)
 	struct holder_stack *h;
 	uint64_t one = 1;
 
-	/*
-	 * The kernel's symbols, read now rather than for the first stack:
-	 * seconds in an emulated guest, which other holders' stacks queued
-	 * first would each have paid for.
-	 */
-	ksyms_name(s->ksyms, NULL, 0, &s->stop);
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
 		while (!s->stop && !s->nr_queued)
@@ -300,7 +295,7 @@ struct stacks *stacks_open(bool user)
 		return NULL;
 	}
 	s->user_off = !user ? "not taken (--no-user-stacks)" :
-		      "not taken: this starvd was built without libdw (LIBDW=0), or for an architecture other than x86_64, the only one whose user stacks it unwinds";
+		      stack_unwind_why_not();
 	s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
 	s->kallsyms_err = fd < 0 ? errno : 0;
@@ -323,6 +318,7 @@ int stacks_start(struct stacks *s)
 		return -EMFILE;
 	/* SCHED_OTHER: naming takes milliseconds the loop must not wait. */
 	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, STACKS_THREAD_STACK);
 	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
 	pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
 	pthread_attr_setschedparam(&attr, &sp);
@@ -332,6 +328,8 @@ int stacks_start(struct stacks *s)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	s->started = !ret;
+	if (s->started)
+		pthread_setname_np(s->thread, "starvd-stacks");
 	return ret;
 }
 

@@ -17,7 +17,9 @@
  * The sampling and naming run in a thread of their own at SCHED_OTHER
  * (stack.c), never in the main loop; the main thread takes finished
  * stacks when stacks_poll_fd() is readable and logs them itself (the log
- * has one producer).
+ * has one producer). The kernel's symbols are read for the first kernel
+ * frame to name, not before: a daemon that shows no stack holds no
+ * table.
  */
 #ifndef STARVD_STACK_H
 #define STARVD_STACK_H
@@ -52,6 +54,15 @@ struct holder_stack {
 	/* Said once per daemon, not per stack (the main thread logs it). */
 	char once_note[640];
 };
+
+/*
+ * The capture thread's stack, locked whole (mlockall) like every other:
+ * its deepest capture (libdwfl unwinding and naming, the kernel's symbols
+ * read) touches about 20 KiB of it, the size of a few of its frames
+ * (struct ksym[], the samples) included; the rest is room for what
+ * libdw may do with binaries unlike the tests' (decompressing sections).
+ */
+#define STACKS_THREAD_STACK	(256 * 1024)
 
 struct stacks;
 

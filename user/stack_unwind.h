@@ -11,8 +11,10 @@
  * pointers are not needed. A sample needs no perf event: one recorded
  * any other way, with the registers in perf's order, unwinds the same.
  *
- * It unwinds where starvd is built with libdw (LIBDW=1) for x86_64;
- * elsewhere the functions below do nothing, and no user stack is copied.
+ * It unwinds where starvd is built with libdw (LIBDW=1) for x86_64 and
+ * libdw.so.1 can be loaded (dlopen(), on the first call of
+ * stack_unwind_supported()); elsewhere the functions below do nothing,
+ * and no user stack is copied.
  */
 #ifndef STARVD_STACK_UNWIND_H
 #define STARVD_STACK_UNWIND_H
@@ -27,8 +29,13 @@
 
 struct stack_unwinder;
 
-/* Does this build unwind (libdw, x86_64)? Else the functions do nothing. */
+/*
+ * Does this starvd unwind (built with libdw for x86_64, libdw loaded)?
+ * Else the functions do nothing. The first call loads libdw.
+ */
 bool stack_unwind_supported(void);
+/* Why it does not, and what to do, as a user stack's note; "" if it does. */
+const char *stack_unwind_why_not(void);
 /*
  * The mappings of process @tgid, read once for the samples of its thread
  * @tid; NULL, and why in @note, if they cannot be read (another user's
