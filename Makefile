@@ -111,8 +111,6 @@ $(O)/%.bpf.o: bpf/%.bpf.c bpf/starvd_bpf.h bpf/task_core.h include/starvd/abi.h 
 # (about 40 KiB instead of 850), which starvd would keep resident.
 $(O)/%.link.o: $(O)/%.bpf.o
 	$(BPFTOOL) gen object $@ $<
-# Kept: vm/build.sh checks the arm64 starvd holds its bytes.
-.PRECIOUS: $(O)/%.link.o
 
 $(O)/%.skel.h: $(O)/%.link.o
 	$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp

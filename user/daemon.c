@@ -312,15 +312,22 @@ static void reserve_fd_table(void)
  * pages refuse. So every block of 128 KiB or more gets a mapping of its
  * own, unmapped when freed and grown by mremap(), without a copy. Left
  * to itself, glibc raises that threshold to the largest block freed
- * (libbpf's copy of the kernel's BTF: megabytes), and a table grown by
- * realloc() (the kernel's symbols, ksym.c) then leaves the copies it
- * grew from, and qsort()'s buffer, locked in the heap for good.
+ * (libbpf's copy of the kernel's BTF: megabytes, read once for each BPF
+ * object loaded): the next object's copy then lands in the heap, which
+ * mlockall() locks whole, and a table grown by realloc() (the kernel's
+ * symbols, ksym.c) leaves the copies it grew from, and qsort()'s
+ * buffer, locked there for good.
  */
-int lock_memory(void)
+void malloc_map_large_blocks(void)
 {
 #ifdef M_MMAP_THRESHOLD
 	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 #endif
+}
+
+int lock_memory(void)
+{
+	malloc_map_large_blocks();
 	return mlockall(MCL_CURRENT | MCL_FUTURE) ? -errno : 0;
 }
 

@@ -27,9 +27,14 @@ void pidfile_remove(const char *path);
 int pin_self(const struct config *cfg);
 
 /*
- * Lock starvd's memory, every page it maps from now on too, and have
- * malloc() give each large block a mapping of its own, unmapped when
- * freed (daemon.c says why). 0 or -errno.
+ * Have malloc() give each block of 128 KiB or more a mapping of its own,
+ * unmapped when freed (daemon.c says why): first thing, before the BPF
+ * objects are loaded.
+ */
+void malloc_map_large_blocks(void);
+/*
+ * Lock starvd's memory, every page it maps from now on too, with
+ * malloc_map_large_blocks(). 0 or -errno.
  */
 int lock_memory(void);
 /*

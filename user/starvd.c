@@ -739,6 +739,7 @@ static int start(struct starvd *d)
 {
 	oom_daemon = d;
 	set_oom_handler(out_of_memory);
+	malloc_map_large_blocks();
 	if (setup_signals(d) || open_resources(d) || protect_process(d) ||
 	    init_monitoring(d))
 		return -1;
