@@ -17,6 +17,7 @@
  * its stack file is root's alone, and no line of its own has stalld's
  * report words.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <dlfcn.h>
 #include <grp.h>
@@ -638,6 +639,51 @@ TEST_F(starve, libdw_mapped_only_for_user_frames)
 			"--stacks", NULL);
 	NEED_USER_FRAMES();
 	EXPECT_EQ(1, maps_file(self->d->pid, "/libdw"));
+}
+
+/* Resident KiB of @pid's mappings named @name in smaps, -1 if unreadable. */
+static long smaps_rss_kib(pid_t pid, const char *name)
+{
+	char path[64], l[512];
+	bool in = false;
+	long kib = 0, v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(l, sizeof(l), f)) {
+		if (strchr(l, '-') && strchr(l, ':') && l[0] != ' ' &&
+		    strncmp(l, "Rss:", 4) && isxdigit((unsigned char)l[0]))
+			in = strstr(l, name) != NULL;
+		else if (in && sscanf(l, "Rss: %ld kB", &v) == 1)
+			kib += v;
+	}
+	fclose(f);
+	return kib;
+}
+
+/*
+ * libbpf reads the kernel's BTF once for each BPF object starvd loads;
+ * under mlockall() a copy freed inside the heap stays resident. The
+ * BPF daemon's heap, once started, holds less than one copy.
+ */
+TEST_F(starve, no_copy_of_the_kernel_btf_stays_locked)
+{
+	struct stat st;
+	long heap;
+
+	if (strcmp(test_backend(), "bpf"))
+		SKIP(return, "the BPF backend's objects: STARVD_TEST_BACKEND=bpf");
+	ASSERT_EQ(0, stat("/sys/kernel/btf/vmlinux", &st));
+	START("-t", "20");
+	WAIT_STARTED();
+	heap = smaps_rss_kib(self->d->pid, "[heap]");
+	ASSERT_LE(0, heap);
+	EXPECT_LT(heap * 1024, st.st_size)
+		TH_LOG("starvd's heap holds %ld KiB, the kernel's BTF is %lld KiB",
+		       heap, (long long)st.st_size / 1024);
 }
 
 /* libdw.so.1 as the dynamic linker finds it; "" if it does not. */
