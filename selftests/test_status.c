@@ -126,6 +126,31 @@ TEST(a_file_without_what_starved_is_read)
 	status_file_free(&s);
 }
 
+/* What a kworker or ksoftirqd waited to run: kept, read back, checked. */
+TEST(what_it_waits_to_run)
+{
+	char dir[] = "/tmp/starvd-test-status.XXXXXX", path[64], text[8192];
+	struct daemon_status s, r;
+
+	ASSERT_EQ(0, status_file_parse(SAMPLE, &s));
+	snprintf(s.cpu[1].last.what.waits, sizeof(s.cpu[1].last.what.waits),
+		 "refresh_vm_stats");
+	ASSERT_TRUE(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/state", dir);
+	ASSERT_EQ(0, status_file_write(path, &s));
+	status_file_free(&s);
+	read_text(path, text, sizeof(text));
+	unlink(path);
+	rmdir(dir);
+	expect_in(_metadata, text, "\"waits\":\"refresh_vm_stats\"");
+	ASSERT_EQ(0, status_file_parse(text, &r));
+	EXPECT_STREQ("refresh_vm_stats", r.cpu[1].last.what.waits);
+	status_file_free(&r);
+	/* An escape byte is not printable: the file is refused. */
+	ASSERT_NE(0, status_file_parse(HEAD "\"cpu\":[{\"cpu\":1,\"starving\":1,\"boosts\":0,\"failures\":0,\"last\":{\"tid\":7,\"comm\":\"k\",\"kind\":\"kworker\",\"cgroup\":\"\",\"waits\":\"a\\u001bb\"}}],\"boosting\":[],\"escalated\":[]}",
+				       &r));
+}
+
 /* A kind is a label value of a bounded set: nothing else is taken. */
 TEST(a_bad_kind_irq_or_cgroup_is_refused)
 {

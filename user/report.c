@@ -68,14 +68,17 @@ static void keep(const struct event *ev)
 	}
 }
 
-/* What the views show of the task the report read @role and @cg of. */
-static void what_of(const struct task_role *role,
-		    const struct task_cgroup *cg, struct task_what *w)
+/* What the views show of the task the report read @ev's parts of. */
+static void what_of(const struct event *ev, struct task_what *w)
 {
+	const struct task_role *role = ev->starving.role;
+	const struct task_cgroup *cg = ev->starving.cgroup;
+
 	snprintf(w->kind, sizeof(w->kind), "%s",
 		 role ? task_role_name(role->kind) : "unknown");
 	w->irq = role && role->kind == ROLE_IRQ ? role->irq : -1;
 	task_what_cut(w, cg ? cg->path : "");
+	pending_brief(ev->starving.pending, w->waits, sizeof(w->waits));
 }
 
 /*
@@ -133,7 +136,7 @@ void report_starving(struct backend *b, const struct starvd_task *t,
 	}
 	event_log(&ev);
 	keep(&ev);
-	what_of(ev.starving.role, ev.starving.cgroup, what);
+	what_of(&ev, what);
 }
 
 void report_ignored(const struct starvd_task *t, const char *pcomm)

@@ -348,10 +348,12 @@ static void escalation_text(const struct daemon_status *s)
 
 /*
  * A task's "KIND CGROUP  COMM" columns, into @buf (WHAT_LEN bytes):
- * "comm/tid" when @tid is not 0 (as top shows a task); "-" for a CPU
- * with no starving task.
+ * "comm/tid" when @tid is not 0 (as top shows a task), then what a
+ * kworker or ksoftirqd waited to run; "-" for a CPU with no starving
+ * task.
  */
-#define WHAT_LEN	(16 + 1 + 32 + 2 + ESC_NAME_LEN + 16)
+#define WHAT_LEN	(16 + 1 + 32 + 2 + ESC_NAME_LEN + 16 + 16 + \
+			 TASK_WAITS_LEN)
 
 static const char *what_text(uint32_t tid, const char *comm,
 			     const struct task_what *w, char *buf)
@@ -368,6 +370,9 @@ static const char *what_text(uint32_t tid, const char *comm,
 	if (tid)
 		snprintf(buf + strlen(buf), WHAT_LEN - strlen(buf), "/%u",
 			 tid);
+	if (w->kind[0] && w->waits[0])
+		snprintf(buf + strlen(buf), WHAT_LEN - strlen(buf),
+			 " (waits to run %s)", w->waits);
 	return buf;
 }
 

@@ -43,7 +43,10 @@ void cpu_stats_episode(struct cpu_stats *st, const char *kind)
 	k->n++;
 }
 
-/* "kind", "irq" (an IRQ thread's alone) and "cgroup": null if unknown. */
+/*
+ * "kind", "irq" (an IRQ thread's alone), "cgroup": null if unknown;
+ * "waits" only when something was read.
+ */
 static void put_what(struct json_object *o, const struct task_what *w)
 {
 	bool known = w->kind[0];
@@ -53,6 +56,8 @@ static void put_what(struct json_object *o, const struct task_what *w)
 		json_put_int(o, "irq", w->irq);
 	json_put(o, "cgroup", known ? json_object_new_string(w->cgroup) :
 		 NULL);
+	if (known && w->waits[0])
+		json_put_str(o, "waits", w->waits);
 }
 
 static struct json_object *episodes_json(const struct cpu_stats *c)
@@ -366,6 +371,10 @@ static bool get_what(struct json_object *o, struct task_what *w)
 		return false;
 	if (!json_object_object_get_ex(o, "kind", &x) || !x)
 		return true;
+	if (json_object_object_get_ex(o, "waits", &x) &&
+	    (!get_str(o, "waits", w->waits, sizeof(w->waits)) ||
+	     !printable(w->waits)))
+		return false;
 	return get_str(o, "kind", w->kind, sizeof(w->kind)) &&
 	       kind_ok(w->kind) &&
 	       get_str(o, "cgroup", w->cgroup, sizeof(w->cgroup)) &&

@@ -24,9 +24,11 @@
 
 /*
  * What a starving task is, as its report read it (task_role.h,
- * task_cgroup.h): its kind, an IRQ thread's IRQ, its cgroup.
+ * task_cgroup.h, pending.h): its kind, an IRQ thread's IRQ, its cgroup,
+ * and what a kworker or ksoftirqd waited to run.
  */
 #define TASK_KIND_LEN	24
+#define TASK_WAITS_LEN	48
 
 #define TASK_CGROUP_LEN	256
 
@@ -38,6 +40,12 @@ struct task_what {
 	 * end: the workload's name (task_what_cut()).
 	 */
 	char cgroup[TASK_CGROUP_LEN];
+	/*
+	 * pending_brief(): the work function it runs or the first queued
+	 * ("refresh_vm_stats"), or the pending softirqs ("TIMER,NET_RX");
+	 * "" if none or not read. Printable ASCII.
+	 */
+	char waits[TASK_WAITS_LEN];
 };
 
 /* @path (escaped) into @w->cgroup, its end if it does not fit. */

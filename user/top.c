@@ -306,10 +306,12 @@ static void track_boosts(struct top *t)
 			sb->tid = b->tid;
 			sb->start_ns = b->start_ns;
 			snprintf(sb->comm, sizeof(sb->comm), "%s", b->comm);
-			recent(t, "CPU %d %s/%u boosted (%s), %s in %s", cpu,
-			       b->comm, b->tid, b->policy,
+			recent(t, "CPU %d %s/%u boosted (%s), %s in %s%s%s",
+			       cpu, b->comm, b->tid, b->policy,
 			       task_what_kind(&b->what, kind, sizeof(kind)),
-			       task_what_cgroup(&b->what, cg, sizeof(cg)));
+			       task_what_cgroup(&b->what, cg, sizeof(cg)),
+			       b->what.waits[0] ? ", waits to run " : "",
+			       b->what.waits);
 		}
 	}
 }
