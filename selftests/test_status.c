@@ -63,19 +63,33 @@ static int count(const char *text, const char *s)
 	return n;
 }
 
-TEST(what_starved_survives_a_write_and_a_read)
+/*
+ * Write @s (freed) to a state file and read the file's text back into
+ * @text: 0, or -1 if the file could not be written.
+ */
+static int write_and_read(struct daemon_status *s, char *text, size_t len)
 {
-	char dir[] = "/tmp/starvd-test-status.XXXXXX", path[64], text[8192];
-	struct daemon_status s;
+	char dir[] = "/tmp/starvd-test-status.XXXXXX", path[64];
+	int ret;
 
-	ASSERT_EQ(0, status_file_parse(SAMPLE, &s));
-	ASSERT_TRUE(mkdtemp(dir) != NULL);
+	if (!mkdtemp(dir))
+		return -1;
 	snprintf(path, sizeof(path), "%s/state", dir);
-	ASSERT_EQ(0, status_file_write(path, &s));
-	status_file_free(&s);
-	read_text(path, text, sizeof(text));
+	ret = status_file_write(path, s);
+	status_file_free(s);
+	read_text(path, text, len);
 	unlink(path);
 	rmdir(dir);
+	return ret ? -1 : 0;
+}
+
+TEST(what_starved_survives_a_write_and_a_read)
+{
+	struct daemon_status s;
+	char text[8192];
+
+	ASSERT_EQ(0, status_file_parse(SAMPLE, &s));
+	ASSERT_EQ(0, write_and_read(&s, text, sizeof(text)));
 	expect_in(_metadata, text,
 		  "\"episodes\":{\"irq_thread\":2,\"user\":1}");
 	expect_in(_metadata, text,
@@ -129,19 +143,13 @@ TEST(a_file_without_what_starved_is_read)
 /* What a kworker or ksoftirqd waited to run: kept, read back, checked. */
 TEST(what_it_waits_to_run)
 {
-	char dir[] = "/tmp/starvd-test-status.XXXXXX", path[64], text[8192];
 	struct daemon_status s, r;
+	char text[8192];
 
 	ASSERT_EQ(0, status_file_parse(SAMPLE, &s));
 	snprintf(s.cpu[1].last.what.waits, sizeof(s.cpu[1].last.what.waits),
 		 "refresh_vm_stats");
-	ASSERT_TRUE(mkdtemp(dir) != NULL);
-	snprintf(path, sizeof(path), "%s/state", dir);
-	ASSERT_EQ(0, status_file_write(path, &s));
-	status_file_free(&s);
-	read_text(path, text, sizeof(text));
-	unlink(path);
-	rmdir(dir);
+	ASSERT_EQ(0, write_and_read(&s, text, sizeof(text)));
 	expect_in(_metadata, text, "\"waits\":\"refresh_vm_stats\"");
 	ASSERT_EQ(0, status_file_parse(text, &r));
 	EXPECT_STREQ("refresh_vm_stats", r.cpu[1].last.what.waits);
