@@ -28,8 +28,7 @@
 struct stacks {
 	bool user;
 	const char *user_off;	/* the user note when !user */
-	/* The kernel's symbols, read for the first kernel frame to name. */
-	struct ksyms *ksyms;
+	struct ksyms *ksyms;	/* the kernel's symbols, read by the worker */
 	int kallsyms_err;	/* why /proc/kallsyms did not open, or 0 */
 	int efd;
 	pthread_t thread;
@@ -252,6 +251,12 @@ static void *worker(void *arg)
 	struct holder_stack *h;
 	uint64_t one = 1;
 
+	/*
+	 * The kernel's symbols, read now rather than for the first stack:
+	 * seconds in an emulated guest, which the first holder's stack, and
+	 * those queued after it, would each have paid for.
+	 */
+	ksyms_name(s->ksyms, NULL, 0, &s->stop);
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
 		while (!s->stop && !s->nr_queued)

@@ -17,9 +17,8 @@
  * The sampling and naming run in a thread of their own at SCHED_OTHER
  * (stack.c), never in the main loop; the main thread takes finished
  * stacks when stacks_poll_fd() is readable and logs them itself (the log
- * has one producer). The kernel's symbols are read for the first kernel
- * frame to name, not before: a daemon that shows no stack holds no
- * table.
+ * has one producer). The kernel's symbols are read when the thread
+ * starts.
  */
 #ifndef STARVD_STACK_H
 #define STARVD_STACK_H
