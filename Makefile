@@ -112,12 +112,18 @@ $(O)/%.bpf.o: bpf/%.bpf.c bpf/starvd_bpf.h bpf/task_core.h include/starvd/abi.h 
 $(O)/%.link.o: $(O)/%.bpf.o
 	$(BPFTOOL) gen object $@ $<
 
+# starvd's object: the detection programs and the report's readers of
+# what a kernel thread waits to run (bpf/pending.bpf.c), linked into one
+# object, loaded at once (libbpf reads the kernel's BTF once an object).
+$(O)/starvd.link.o: $(O)/starvd.bpf.o $(O)/pending.bpf.o
+	$(BPFTOOL) gen object $@ $^
+
 $(O)/%.skel.h: $(O)/%.link.o
 	$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp
 	@mv $@.tmp $@
 
 ifeq ($(BPF),1)
-$(O)/user/backend_bpf.o: $(O)/starvd.skel.h $(O)/pending.skel.h bpf/starvd_bpf.h
+$(O)/user/backend_bpf.o: $(O)/starvd.skel.h bpf/starvd_bpf.h
 $(O)/user/backend_bpf.o: CPPFLAGS += -Ibpf
 endif
 

@@ -22,6 +22,9 @@
  * and prints the address's offset in it. The reader keeps only names of
  * that shape, never an address.
  *
+ * Linked into starvd's object with bpf/starvd.bpf.c (its license, one
+ * load, one read of the kernel's BTF): see the Makefile.
+ *
  * Nothing is attached: the iterator runs when the reader reads it. The
  * lists are walked without the pool's lock, with bpf_probe_read_kernel():
  * a list that changes under the walk gives fewer items, or a function
@@ -40,8 +43,6 @@
 
 #include "task_core.h"
 
-char LICENSE[] SEC("license") = "GPL";
-
 #define PF_WQ_WORKER	0x00000020	/* include/linux/sched.h */
 #define WORK_STRUCT_PWQ	0x4UL		/* include/linux/workqueue.h */
 /*
@@ -56,7 +57,7 @@ char LICENSE[] SEC("license") = "GPL";
 #define WQ_NAME_LEN	32
 
 /* The task to read: written by the reader before each read (.bss). */
-__u32 target_tid;
+__u32 pending_tid;
 
 /* Where each x86 kernel keeps the pending softirqs; others: irq_stat. */
 extern u16 __softirq_pending __ksym __weak;		/* x86, 6.15 on */
@@ -181,9 +182,9 @@ static __always_inline struct task_struct *target(struct bpf_iter__task *ctx)
 {
 	struct task_struct *t = ctx->task;
 
-	if (!t || !target_tid || BPF_CORE_READ(t, pid) != target_tid)
+	if (!t || !pending_tid || BPF_CORE_READ(t, pid) != pending_tid)
 		return NULL;
-	BPF_SEQ_PRINTF(ctx->meta->seq, "T %u\n", target_tid);
+	BPF_SEQ_PRINTF(ctx->meta->seq, "T %u\n", pending_tid);
 	return t;
 }
 

@@ -19,7 +19,6 @@
 #include "backend.h"
 #include "starvd_bpf.h"
 #include "starvd.skel.h"
-#include "pending.skel.h"
 #include "util.h"
 
 
@@ -30,8 +29,7 @@ struct bpf_backend {
 	struct bpf_link *iter_link;
 	char *buf;
 	size_t buf_cap;
-	/* bpf/pending.bpf.c: its iterators, or why each is missing. */
-	struct pending_bpf *pending;
+	/* bpf/pending.bpf.c's iterators, or why each is missing. */
 	struct bpf_link *work_link, *softirqs_link;
 	char no_work[160], no_softirqs[192], read_error[96];
 };
@@ -119,7 +117,6 @@ static void configure(struct starvd_bpf *skel, unsigned int mode)
 
 static int bpf_read_tasks(struct backend *b, const struct read_filter *f,
 			  struct task_list *out);
-static void load_pending(struct bpf_backend *p);
 
 /*
  * The mode @mode asks for (auto: sched_info where the kernel keeps
@@ -144,25 +141,91 @@ static int choose_mode(unsigned int *mode, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Why no softirqs are read: pending_softirqs reads a per-CPU variable
+ * that must be in the kernel's BTF (which Linux 5.11 added) and in
+ * kallsyms (CONFIG_KALLSYMS_ALL). Without the first it loads and finds
+ * none; without the second it does not load.
+ */
+static const char no_softirq_vars[] =
+	"this kernel's BTF or kallsyms lack the per-CPU variable that holds them (BTF of per-CPU variables: Linux 5.11; CONFIG_KALLSYMS_ALL)";
+
+/*
+ * bpf/pending.bpf.c's iterators, linked into the object: with @optional
+ * 2 both, 1 pending_work alone, 0 neither. Where the object does not
+ * load with them, it is loaded without (pending_softirqs first, then
+ * pending_work): neither is needed to detect or boost, and a report
+ * says what it could not read, and why.
+ */
+static void configure_pending(struct bpf_backend *p, int optional)
+{
+	bpf_program__set_autoload(p->skel->progs.pending_softirqs,
+				  optional >= 2);
+	bpf_program__set_autoload(p->skel->progs.pending_work, optional >= 1);
+}
+
+/* The object did not load (@ret) with @optional's programs: why. */
+static void pending_not_loaded(struct bpf_backend *p, int optional, int ret)
+{
+	if (optional >= 2)
+		snprintf(p->no_softirqs, sizeof(p->no_softirqs), "%s",
+			 no_softirq_vars);
+	else
+		snprintf(p->no_work, sizeof(p->no_work),
+			 "the BPF program that reads it does not load here (%s; STARVD_LIBBPF_DEBUG=1 shows why)",
+			 strerror(-ret));
+	if (!optional || !p->no_work[0])
+		return;
+	snprintf(p->no_softirqs, sizeof(p->no_softirqs), "%s", p->no_work);
+}
+
+static void attach_pending(struct bpf_backend *p, int optional)
+{
+	if (optional >= 1) {
+		p->work_link = bpf_program__attach_iter(
+			p->skel->progs.pending_work, NULL);
+		if (!p->work_link)
+			snprintf(p->no_work, sizeof(p->no_work),
+				 "cannot create its task iterator: %s",
+				 strerror(errno));
+	}
+	if (optional >= 2) {
+		p->softirqs_link = bpf_program__attach_iter(
+			p->skel->progs.pending_softirqs, NULL);
+		if (!p->softirqs_link)
+			snprintf(p->no_softirqs, sizeof(p->no_softirqs),
+				 "cannot create its task iterator: %s",
+				 strerror(errno));
+	}
+}
+
 /* Open, configure, load and attach the programs of @mode; the iterator. */
 static int load_programs(struct backend *b, struct bpf_backend *p,
 			 unsigned int mode, char *err, size_t errlen)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts);
-	int ret;
+	int ret, optional = 2;
 
 	opts.btf_custom_path = btf_custom_path();
-	p->skel = starvd_bpf__open_opts(&opts);
-	if (!p->skel) {
-		ret = -errno;
-		snprintf(err, errlen,
-			 "cannot open the BPF object: %s (does this kernel have BTF? /sys/kernel/btf/vmlinux)",
-			 strerror(-ret));
-		return ret;
+	for (;;) {
+		p->skel = starvd_bpf__open_opts(&opts);
+		if (!p->skel) {
+			ret = -errno;
+			snprintf(err, errlen,
+				 "cannot open the BPF object: %s (does this kernel have BTF? /sys/kernel/btf/vmlinux)",
+				 strerror(-ret));
+			return ret;
+		}
+		configure(p->skel, mode);
+		configure_pending(p, optional);
+		ret = starvd_bpf__load(p->skel);
+		if (!ret || ret == -EPERM || ret == -EACCES || !optional)
+			break;
+		/* Without what a report can do without, then try again. */
+		starvd_bpf__destroy(p->skel);
+		p->skel = NULL;
+		pending_not_loaded(p, optional--, ret);
 	}
-	configure(p->skel, mode);
-
-	ret = starvd_bpf__load(p->skel);
 	if (ret && (ret == -EPERM || ret == -EACCES) && b->lacking_caps[0]) {
 		snprintf(err, errlen,
 			 "cannot load the BPF programs: %s: %s. Run it as root with CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN).",
@@ -190,6 +253,7 @@ static int load_programs(struct backend *b, struct bpf_backend *p,
 			 strerror(-ret));
 		return ret;
 	}
+	attach_pending(p, optional);
 	return 0;
 }
 
@@ -243,8 +307,6 @@ static int bpf_open(struct backend *b, unsigned int mode, char *err,
 	ret = load_programs(b, p, mode, err, errlen);
 	if (!ret)
 		ret = first_reads(b, p, mode, err, errlen);
-	if (!ret)
-		load_pending(p);
 	if (ret) {
 		b->ops->close(b);
 		return ret;
@@ -334,70 +396,6 @@ static int bpf_read_tasks(struct backend *b, const struct read_filter *f,
 	return 0;
 }
 
-/*
- * Why no softirqs are read: pending_softirqs reads a per-CPU variable
- * that must be in the kernel's BTF (which Linux 5.11 added) and in
- * kallsyms (CONFIG_KALLSYMS_ALL). Without the first it loads and finds
- * none; without the second it does not load.
- */
-static const char no_softirq_vars[] =
-	"this kernel's BTF or kallsyms lack the per-CPU variable that holds them (BTF of per-CPU variables: Linux 5.11; CONFIG_KALLSYMS_ALL)";
-
-/*
- * The iterators of bpf/pending.bpf.c. Where pending_softirqs does not
- * load, pending_work is loaded alone. Neither is needed to detect or
- * boost, so a failure only leaves its reason.
- */
-static void load_pending(struct bpf_backend *p)
-{
-	LIBBPF_OPTS(bpf_object_open_opts, opts);
-	bool softirqs = true;
-	int ret;
-
-	opts.btf_custom_path = btf_custom_path();
-	for (;;) {
-		p->pending = pending_bpf__open_opts(&opts);
-		if (!p->pending) {
-			ret = -errno;
-			break;
-		}
-		bpf_program__set_autoload(p->pending->progs.pending_softirqs,
-					  softirqs);
-		ret = pending_bpf__load(p->pending);
-		if (!ret || !softirqs)
-			break;
-		pending_bpf__destroy(p->pending);
-		p->pending = NULL;
-		snprintf(p->no_softirqs, sizeof(p->no_softirqs), "%s",
-			 no_softirq_vars);
-		softirqs = false;
-	}
-	if (ret) {
-		snprintf(p->no_work, sizeof(p->no_work),
-			 "the BPF program that reads it does not load here (%s; STARVD_LIBBPF_DEBUG=1 shows why)",
-			 strerror(-ret));
-		if (!p->no_softirqs[0])
-			snprintf(p->no_softirqs, sizeof(p->no_softirqs),
-				 "%s", p->no_work);
-		pending_bpf__destroy(p->pending);
-		p->pending = NULL;
-		return;
-	}
-	p->work_link = bpf_program__attach_iter(p->pending->progs.pending_work,
-						NULL);
-	if (!p->work_link)
-		snprintf(p->no_work, sizeof(p->no_work),
-			 "cannot create its task iterator: %s", strerror(errno));
-	if (softirqs) {
-		p->softirqs_link = bpf_program__attach_iter(
-			p->pending->progs.pending_softirqs, NULL);
-		if (!p->softirqs_link)
-			snprintf(p->no_softirqs, sizeof(p->no_softirqs),
-				 "cannot create its task iterator: %s",
-				 strerror(errno));
-	}
-}
-
 static int bpf_read_pending(struct backend *b, unsigned int tid,
 			    bool softirqs, struct task_pending *out)
 {
@@ -411,7 +409,7 @@ static int bpf_read_pending(struct backend *b, unsigned int tid,
 		out->unknown = softirqs ? p->no_softirqs : p->no_work;
 		return -ENOTSUP;
 	}
-	p->pending->bss->target_tid = tid;
+	p->skel->bss->pending_tid = tid;
 	len = read_iter(p, link);
 	if (len < 0) {
 		snprintf(p->read_error, sizeof(p->read_error),
@@ -461,7 +459,6 @@ static void bpf_close(struct backend *b)
 		return;
 	bpf_link__destroy(p->work_link);
 	bpf_link__destroy(p->softirqs_link);
-	pending_bpf__destroy(p->pending);
 	bpf_link__destroy(p->iter_link);
 	starvd_bpf__destroy(p->skel);
 	free(p->buf);
