@@ -7,16 +7,18 @@
  *   T TID           the task was found
  *   Q               it is a workqueue worker and its pool was read
  *   R WQ SYMBOL     the work item it runs, preempted in the middle of it
- *   W WQ SYMBOL     a work item queued for it or its pool (the first few)
- *   N COUNT         how many are queued, counted up to MAX_COUNT
+ *   W WQ SYMBOL     a work item queued on its pool (the first MAX_SHOWN)
+ *   N COUNT         how many are queued on its pool and assigned to it
+ *                   (worker->scheduled), each list counted up to MAX_COUNT
  *
  * "pending_softirqs":
  *
  *   T TID           the task was found
  *   S MASK          the softirqs pending on its CPU (decimal bit mask)
  *
- * WQ is the work item's workqueue ("-" when it cannot be told), made of
- * printable characters without spaces; SYMBOL is the kernel's "%pB" of
+ * WQ is the work item's workqueue ("-" when it cannot be told), as the
+ * kernel named it (kernel code names workqueues: no space or newline;
+ * the reader escapes it as any name); SYMBOL is the kernel's "%pB" of
  * the work function + 1, "name+0x1/0xsize [module]": "%pB" names the
  * function holding the byte before the address (as for a return address),
  * and prints the address's offset in it. The reader keeps only names of
@@ -127,7 +129,6 @@ static __always_inline void wq_name(struct pool_workqueue *pwq,
 				    struct worker_pool *pool, char *name)
 {
 	struct workqueue_struct *wq;
-	int i;
 
 	name[0] = '-';
 	name[1] = '\0';
@@ -138,41 +139,49 @@ static __always_inline void wq_name(struct pool_workqueue *pwq,
 	    bpf_probe_read_kernel_str(name, WQ_NAME_LEN, &wq->name) <= 0) {
 		name[0] = '-';
 		name[1] = '\0';
-		return;
-	}
-	for (i = 0; i < WQ_NAME_LEN; i++) {
-		if (!name[i])
-			break;
-		if (name[i] <= ' ' || name[i] > '~')
-			name[i] = '?';
 	}
 }
 
-/* The work items of list @head (in @pool): the first shown, all counted. */
+/* One work item of @pool as a W line. */
+static __always_inline void put_work(struct seq_file *seq,
+				     struct work_struct *work,
+				     struct worker_pool *pool)
+{
+	unsigned long func = (unsigned long)BPF_CORE_READ(work, func);
+	unsigned long data = BPF_CORE_READ(work, data.counter);
+	struct pool_workqueue *pwq = NULL;
+	char name[WQ_NAME_LEN];
+
+	if (data & WORK_STRUCT_PWQ)
+		pwq = (void *)(data & WORK_STRUCT_WQ_DATA_MASK);
+	wq_name(pwq, pool, name);
+	BPF_SEQ_PRINTF(seq, "W %s %pB\n", name, (void *)(func + 1));
+}
+
+/*
+ * The work items of list @head (in @pool): up to @room of them shown,
+ * then the rest counted, up to MAX_COUNT more. Two loops, so that the
+ * verifier walks the costly one MAX_SHOWN times, not MAX_COUNT.
+ */
 static __always_inline int walk(struct seq_file *seq, struct list_head *head,
-				struct worker_pool *pool, int shown)
+				struct worker_pool *pool, int room)
 {
 	unsigned long off = bpf_core_field_offset(struct work_struct, entry);
-	char name[WQ_NAME_LEN];
-	struct list_head *pos;
-	int n;
+	struct list_head *pos = BPF_CORE_READ(head, next);
+	int i, n = 0;
 
-	pos = BPF_CORE_READ(head, next);
-	for (n = 0; n < MAX_COUNT && pos && pos != head; n++) {
-		struct work_struct *work = (void *)pos - off;
-		struct pool_workqueue *pwq;
-		unsigned long data, func;
-
-		if (shown + n < MAX_SHOWN) {
-			func = (unsigned long)BPF_CORE_READ(work, func);
-			data = BPF_CORE_READ(work, data.counter);
-			pwq = data & WORK_STRUCT_PWQ ?
-			      (void *)(data & WORK_STRUCT_WQ_DATA_MASK) : NULL;
-			wq_name(pwq, pool, name);
-			BPF_SEQ_PRINTF(seq, "W %s %pB\n", name,
-				       (void *)(func + 1));
-		}
+	for (i = 0; i < MAX_SHOWN; i++) {
+		if (i >= room || !pos || pos == head)
+			break;
+		put_work(seq, (void *)pos - off, pool);
 		pos = BPF_CORE_READ(pos, next);
+		n++;
+	}
+	for (i = 0; i < MAX_COUNT; i++) {
+		if (!pos || pos == head)
+			break;
+		pos = BPF_CORE_READ(pos, next);
+		n++;
 	}
 	return n;
 }
@@ -221,12 +230,16 @@ int pending_work(struct bpf_iter__task *ctx)
 		wq_name(BPF_CORE_READ(w, current_pwq), pool, name);
 		BPF_SEQ_PRINTF(seq, "R %s %pB\n", name, (void *)(func + 1));
 	}
-	/* The items queued for this worker, then for any of its pool. */
+	/*
+	 * The items queued on its pool, shown; then those assigned to this
+	 * worker, only counted: with both shown the verifier walks several
+	 * times as many states (the second list's room is not a constant).
+	 */
 	scheduled = (void *)w + bpf_core_field_offset(struct worker, scheduled);
 	worklist = (void *)pool +
 		   bpf_core_field_offset(struct worker_pool, worklist);
-	n = walk(seq, scheduled, pool, 0);
-	n += walk(seq, worklist, pool, n);
+	n = walk(seq, worklist, pool, MAX_SHOWN);
+	n += walk(seq, scheduled, pool, 0);
 	BPF_SEQ_PRINTF(seq, "N %d\n", n);
 	return 0;
 }

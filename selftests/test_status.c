@@ -250,8 +250,10 @@ TEST(an_episode_is_counted_once_per_wait)
 	struct starvd_task t;
 
 	t = task_at(100, 3000);		/* waiting since 1000 */
+	EXPECT_TRUE(starved_is_new(&kept, &t, 4000));
 	starved_report(&kept, &st, &t, 4000, &irq);
 	t = task_at(100, 6000);		/* the same wait, reported again */
+	EXPECT_FALSE(starved_is_new(&kept, &t, 7000));
 	starved_report(&kept, &st, &t, 7000, &irq);
 	EXPECT_EQ(1, episodes(&st, "irq_thread"));
 	t = task_at(200, 500);
@@ -261,6 +263,7 @@ TEST(an_episode_is_counted_once_per_wait)
 	EXPECT_STREQ("t200", st.last.comm);
 	EXPECT_STREQ("/system.slice/a.service", st.last.what.cgroup);
 	t = task_at(100, 1000);		/* ran after 7000, waits since 8000 */
+	EXPECT_TRUE(starved_is_new(&kept, &t, 9000));
 	starved_report(&kept, &st, &t, 9000, &irq);
 	EXPECT_EQ(2, episodes(&st, "irq_thread"));
 	EXPECT_EQ(100, st.last.tid);

@@ -83,7 +83,8 @@ static void what_of(const struct event *ev, struct task_what *w)
 
 /*
  * What @role's task waits to run, from @b: for a kworker its work, for
- * ksoftirqd its CPU's softirqs; NULL for any other kind, or if @t is gone.
+ * ksoftirqd its CPU's softirqs; NULL for any other kind, if @t is gone,
+ * or without @b.
  */
 static const struct task_pending *read_pending(struct backend *b,
 					       const struct starvd_task *t,
@@ -103,7 +104,7 @@ static const struct task_pending *read_pending(struct backend *b,
 	default:
 		return NULL;
 	}
-	if (backend_read_pending(b, t->tid, softirqs, p) == -ESRCH)
+	if (!b || backend_read_pending(b, t->tid, softirqs, p) == -ESRCH)
 		return NULL;
 	return p;
 }

@@ -24,7 +24,8 @@ struct task_what;
  * @holder may be NULL (unknown). @log_only marks a report without boost.
  * @what gets what the report read of @t: its kind ("unknown" if it is
  * gone), an IRQ thread's IRQ, its cgroup (for the status file). For a
- * kworker or ksoftirqd, @b reads what it waits to run (pending.h).
+ * kworker or ksoftirqd, @b reads what it waits to run (pending.h); NULL:
+ * not read (a report of a wait already reported).
  */
 void report_starving(struct backend *b, const struct starvd_task *t,
 		     uint64_t read_time_ns, const struct starvd_task *holder,

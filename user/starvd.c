@@ -187,7 +187,9 @@ static void handle_starving(struct starvd *d, const struct starvd_task *t,
 	d->nr_starving++;
 	st->starving++;
 	d->status_dirty = true;
-	report_starving(&d->backend, t, d->tasks.read_time_ns, h,
+	/* What it waits to run is read once an episode: not for -l's repeats. */
+	report_starving(starved_is_new(&d->starved, t, d->tasks.read_time_ns) ?
+			&d->backend : NULL, t, d->tasks.read_time_ns, h,
 			d->cfg.log_only, d->cfg.kstack, &what);
 	starved_report(&d->starved, st, t, d->tasks.read_time_ns, &what);
 	request_stack(d, t, h);

@@ -15,14 +15,21 @@ static struct starved_task *find(const struct starved *s, uint32_t tid)
 	return NULL;
 }
 
+bool starved_is_new(const struct starved *s, const struct starvd_task *t,
+		    uint64_t read_time_ns)
+{
+	const struct starved_task *k = find(s, t->tid);
+
+	return !k || read_time_ns - t->wait_ns >= k->seen_ns;
+}
+
 void starved_report(struct starved *s, struct cpu_stats *st,
 		    const struct starvd_task *t, uint64_t read_time_ns,
 		    const struct task_what *w)
 {
 	struct starved_task *k = find(s, t->tid);
-	uint64_t start = read_time_ns - t->wait_ns;
 
-	if (!k || start >= k->seen_ns)
+	if (starved_is_new(s, t, read_time_ns))
 		cpu_stats_episode(st, w->kind);
 	if (!k) {
 		/* The one kept longest makes room. */

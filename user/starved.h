@@ -10,6 +10,7 @@
 #ifndef STARVD_STARVED_H
 #define STARVD_STARVED_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <starvd/abi.h>
@@ -38,6 +39,13 @@ struct starved {
 void starved_report(struct starved *s, struct cpu_stats *st,
 		    const struct starvd_task *t, uint64_t read_time_ns,
 		    const struct task_what *w);
+
+/*
+ * Is @t's wait, read at @read_time_ns, one no report showed yet (the
+ * first report of an episode)? As starved_report() counts episodes.
+ */
+bool starved_is_new(const struct starved *s, const struct starvd_task *t,
+		    uint64_t read_time_ns);
 
 /* What the last report of @tid found, NULL if it is not kept. */
 const struct task_what *starved_find(const struct starved *s, uint32_t tid);
