@@ -101,7 +101,7 @@ $(O)/vmlinux.h: $(VMLINUX_H)
 $(VMLINUX_H):
 	@echo "no $@ for $(ARCH_BPF): make VMLINUX_H=FILE (see bpf/vmlinux/gen.sh)"; exit 1
 
-$(O)/%.bpf.o: bpf/%.bpf.c bpf/starvd_bpf.h bpf/task_core.h include/starvd/abi.h \
+$(O)/%.bpf.o: bpf/%.bpf.c bpf/starvd_bpf.h bpf/task_core.h bpf/pending_core.h include/starvd/abi.h \
 		$(O)/vmlinux.h
 	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH_BPF) -I$(O) \
 		-Iinclude -Wall -fdebug-prefix-map=$(CURDIR)=. -c $< -o $@
@@ -123,7 +123,7 @@ $(O)/%.skel.h: $(O)/%.link.o
 	@mv $@.tmp $@
 
 ifeq ($(BPF),1)
-$(O)/user/backend_bpf.o: $(O)/starvd.skel.h bpf/starvd_bpf.h
+$(O)/user/backend_bpf.o: $(O)/starvd.skel.h $(O)/softirqs.skel.h bpf/starvd_bpf.h
 $(O)/user/backend_bpf.o: CPPFLAGS += -Ibpf
 endif
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What a starving kernel thread is there to do, read when starvd reports
- * it: two task iterators that, for the one task the reader names, print
- * lines. "pending_work":
+ * What a starving kworker is there to do, read when starvd reports it: a
+ * task iterator that, for the one task the reader names, prints lines
+ * (bpf/softirqs.bpf.c does the same for ksoftirqd):
  *
  *   T TID           the task was found
  *   Q               it is a workqueue worker and its pool was read
@@ -10,11 +10,6 @@
  *   W WQ SYMBOL     a work item queued on its pool (the first MAX_SHOWN)
  *   N COUNT         how many are queued on its pool and assigned to it
  *                   (worker->scheduled), each list counted up to MAX_COUNT
- *
- * "pending_softirqs":
- *
- *   T TID           the task was found
- *   S MASK          the softirqs pending on its CPU (decimal bit mask)
  *
  * WQ is the work item's workqueue ("-" when it cannot be told), as the
  * kernel named it (kernel code names workqueues: no space or newline;
@@ -33,10 +28,8 @@
  * the reader does not accept, never a fault.
  *
  * Kernel interfaces: the task iterator and bpf_seq_printf() (5.8), %pB
- * in it (5.9). pending_softirqs also needs typed per-CPU ksyms and
- * bpf_per_cpu_ptr() (5.11), per-CPU variables in the kernel's BTF and
- * CONFIG_KALLSYMS_ALL (Debian's kernels have both since 6.1): where it
- * does not load, the loader loads pending_work alone.
+ * in it (5.9). Where it does not load, the loader loads the object
+ * without it.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -44,6 +37,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "task_core.h"
+#include "pending_core.h"
 
 #define PF_WQ_WORKER	0x00000020	/* include/linux/sched.h */
 #define WORK_STRUCT_PWQ	0x4UL		/* include/linux/workqueue.h */
@@ -61,49 +55,10 @@
 /* The task to read: written by the reader before each read (.bss). */
 __u32 pending_tid;
 
-/* Where each x86 kernel keeps the pending softirqs; others: irq_stat. */
-extern u16 __softirq_pending __ksym __weak;		/* x86, 6.15 on */
-extern struct pcpu_hot pcpu_hot __ksym __weak;		/* x86, 6.2 to 6.14 */
-extern irq_cpustat_t irq_stat __ksym __weak;		/* first member */
-
 /* Linux 5.17 moved a kthread's struct kthread to worker_private. */
 struct task_struct___pre517 {
 	int *set_child_tid;
 } __attribute__((preserve_access_index));
-
-static __always_inline int softirq_pending(int cpu, u32 *mask)
-{
-	u16 v = 0;
-
-	if (&__softirq_pending) {
-		u16 *p = bpf_per_cpu_ptr(&__softirq_pending, cpu);
-
-		if (!p)
-			return -1;
-		bpf_probe_read_kernel(&v, sizeof(v), p);
-	} else if (&pcpu_hot) {
-		struct pcpu_hot *h = bpf_per_cpu_ptr(&pcpu_hot, cpu);
-
-		if (!h)
-			return -1;
-		v = BPF_CORE_READ(h, softirq_pending);
-	} else if (&irq_stat) {
-		/*
-		 * __softirq_pending comes first: u16 on x86 up to 6.1,
-		 * unsigned int elsewhere, whose low half (little endian)
-		 * holds every vector there is (NR_SOFTIRQS is 10).
-		 */
-		irq_cpustat_t *s = bpf_per_cpu_ptr(&irq_stat, cpu);
-
-		if (!s)
-			return -1;
-		bpf_probe_read_kernel(&v, sizeof(v), s);
-	} else {
-		return -1;
-	}
-	*mask = v;
-	return 0;
-}
 
 static __always_inline struct worker *task_worker(struct task_struct *t)
 {
@@ -186,32 +141,10 @@ static __always_inline int walk(struct seq_file *seq, struct list_head *head,
 	return n;
 }
 
-/* The task the reader asked for, or NULL; says so with a T line. */
-static __always_inline struct task_struct *target(struct bpf_iter__task *ctx)
-{
-	struct task_struct *t = ctx->task;
-
-	if (!t || !pending_tid || BPF_CORE_READ(t, pid) != pending_tid)
-		return NULL;
-	BPF_SEQ_PRINTF(ctx->meta->seq, "T %u\n", pending_tid);
-	return t;
-}
-
-SEC("iter/task")
-int pending_softirqs(struct bpf_iter__task *ctx)
-{
-	struct task_struct *t = target(ctx);
-	u32 mask;
-
-	if (t && !softirq_pending(task_cpu(t), &mask))
-		BPF_SEQ_PRINTF(ctx->meta->seq, "S %u\n", mask);
-	return 0;
-}
-
 SEC("iter/task")
 int pending_work(struct bpf_iter__task *ctx)
 {
-	struct task_struct *t = target(ctx);
+	struct task_struct *t = pending_target(ctx, pending_tid);
 	struct seq_file *seq = ctx->meta->seq;
 	struct list_head *scheduled, *worklist;
 	struct worker_pool *pool;

@@ -19,6 +19,7 @@
 #include "backend.h"
 #include "starvd_bpf.h"
 #include "starvd.skel.h"
+#include "softirqs.skel.h"
 #include "util.h"
 
 
@@ -29,8 +30,9 @@ struct bpf_backend {
 	struct bpf_link *iter_link;
 	char *buf;
 	size_t buf_cap;
-	/* bpf/pending.bpf.c's iterators, or why each is missing. */
+	/* The report's readers (pending.h), or why each is missing. */
 	struct bpf_link *work_link, *softirqs_link;
+	struct softirqs_bpf *softirqs;
 	char no_work[160], no_softirqs[192], read_error[96];
 };
 
@@ -142,45 +144,42 @@ static int choose_mode(unsigned int *mode, char *err, size_t errlen)
 }
 
 /*
- * Why no softirqs are read: pending_softirqs reads a per-CPU variable
+ * Why no softirqs are read: bpf/softirqs.bpf.c reads a per-CPU variable
  * that must be in the kernel's BTF (which Linux 5.11 added) and in
- * kallsyms (CONFIG_KALLSYMS_ALL). Without the first it loads and finds
- * none; without the second it does not load.
+ * kallsyms (CONFIG_KALLSYMS_ALL); libbpf looks for the ones the kernel's
+ * BTF lacks in the modules' BTF, which needs CAP_SYS_ADMIN. Without the
+ * variable in the BTF the object loads and finds none; else it does not
+ * load.
  */
 static const char no_softirq_vars[] =
-	"this kernel's BTF or kallsyms lack the per-CPU variable that holds them (BTF of per-CPU variables: Linux 5.11; CONFIG_KALLSYMS_ALL)";
+	"this kernel's BTF or kallsyms lack the per-CPU variable that holds them (BTF of per-CPU variables: Linux 5.11; CONFIG_KALLSYMS_ALL), or starvd lacked CAP_SYS_ADMIN at start";
 
 /*
- * bpf/pending.bpf.c's iterators, linked into the object: with @optional
- * 2 both, 1 pending_work alone, 0 neither. Where the object does not
- * load with them, it is loaded without (pending_softirqs first, then
- * pending_work): neither is needed to detect or boost, and a report
+ * bpf/pending.bpf.c's iterator, linked into the object: @optional 1
+ * with it, 0 without. Where the object does not load with it, it is
+ * loaded without: it is not needed to detect or boost, and a report
  * says what it could not read, and why.
  */
 static void configure_pending(struct bpf_backend *p, int optional)
 {
-	bpf_program__set_autoload(p->skel->progs.pending_softirqs,
-				  optional >= 2);
 	bpf_program__set_autoload(p->skel->progs.pending_work, optional >= 1);
 }
 
-/* The object did not load (@ret) with @optional's programs: why. */
-static void pending_not_loaded(struct bpf_backend *p, int optional, int ret)
+static void pending_not_loaded(struct bpf_backend *p, int ret)
 {
-	if (optional >= 2)
-		snprintf(p->no_softirqs, sizeof(p->no_softirqs), "%s",
-			 no_softirq_vars);
-	else
-		snprintf(p->no_work, sizeof(p->no_work),
-			 "the BPF program that reads it does not load here (%s; STARVD_LIBBPF_DEBUG=1 shows why)",
-			 strerror(-ret));
-	if (!optional || !p->no_work[0])
-		return;
-	snprintf(p->no_softirqs, sizeof(p->no_softirqs), "%s", p->no_work);
+	snprintf(p->no_work, sizeof(p->no_work),
+		 "the BPF program that reads it does not load here (%s; STARVD_LIBBPF_DEBUG=1 shows why)",
+		 strerror(-ret));
 }
 
+/*
+ * bpf/softirqs.bpf.c, an object of its own (it says why), and the
+ * iterators of both readers.
+ */
 static void attach_pending(struct bpf_backend *p, int optional)
 {
+	LIBBPF_OPTS(bpf_object_open_opts, opts);
+
 	if (optional >= 1) {
 		p->work_link = bpf_program__attach_iter(
 			p->skel->progs.pending_work, NULL);
@@ -189,14 +188,22 @@ static void attach_pending(struct bpf_backend *p, int optional)
 				 "cannot create its task iterator: %s",
 				 strerror(errno));
 	}
-	if (optional >= 2) {
-		p->softirqs_link = bpf_program__attach_iter(
-			p->skel->progs.pending_softirqs, NULL);
-		if (!p->softirqs_link)
-			snprintf(p->no_softirqs, sizeof(p->no_softirqs),
-				 "cannot create its task iterator: %s",
-				 strerror(errno));
+	snprintf(p->no_softirqs, sizeof(p->no_softirqs), "%s",
+		 no_softirq_vars);
+	opts.btf_custom_path = btf_custom_path();
+	p->softirqs = softirqs_bpf__open_opts(&opts);
+	if (p->softirqs && softirqs_bpf__load(p->softirqs)) {
+		softirqs_bpf__destroy(p->softirqs);
+		p->softirqs = NULL;
 	}
+	if (!p->softirqs)
+		return;
+	p->softirqs_link = bpf_program__attach_iter(
+		p->softirqs->progs.pending_softirqs, NULL);
+	if (!p->softirqs_link)
+		snprintf(p->no_softirqs, sizeof(p->no_softirqs),
+			 "cannot create its task iterator: %s",
+			 strerror(errno));
 }
 
 /* Open, configure, load and attach the programs of @mode; the iterator. */
@@ -204,7 +211,7 @@ static int load_programs(struct backend *b, struct bpf_backend *p,
 			 unsigned int mode, char *err, size_t errlen)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts);
-	int ret, optional = 2;
+	int ret, optional = 1;
 
 	opts.btf_custom_path = btf_custom_path();
 	for (;;) {
@@ -224,7 +231,8 @@ static int load_programs(struct backend *b, struct bpf_backend *p,
 		/* Without what a report can do without, then try again. */
 		starvd_bpf__destroy(p->skel);
 		p->skel = NULL;
-		pending_not_loaded(p, optional--, ret);
+		pending_not_loaded(p, ret);
+		optional--;
 	}
 	if (ret && (ret == -EPERM || ret == -EACCES) && b->lacking_caps[0]) {
 		snprintf(err, errlen,
@@ -409,7 +417,10 @@ static int bpf_read_pending(struct backend *b, unsigned int tid,
 		out->unknown = softirqs ? p->no_softirqs : p->no_work;
 		return -ENOTSUP;
 	}
-	p->skel->bss->pending_tid = tid;
+	if (softirqs)
+		p->softirqs->bss->softirqs_tid = tid;
+	else
+		p->skel->bss->pending_tid = tid;
 	len = read_iter(p, link);
 	if (len < 0) {
 		snprintf(p->read_error, sizeof(p->read_error),
@@ -459,6 +470,7 @@ static void bpf_close(struct backend *b)
 		return;
 	bpf_link__destroy(p->work_link);
 	bpf_link__destroy(p->softirqs_link);
+	softirqs_bpf__destroy(p->softirqs);
 	bpf_link__destroy(p->iter_link);
 	starvd_bpf__destroy(p->skel);
 	free(p->buf);

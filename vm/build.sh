@@ -29,17 +29,18 @@ arm64)
 	export PATH=$ARM64/cross/usr/bin:$PATH
 	export LD_LIBRARY_PATH=$ARM64_CROSS_LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 	# The x86 build's BPF objects, built first (make 64 builds them).
-	make -s build/starvd.bpf.o build/pending.bpf.o build/lockwait.bpf.o O=build ||
+	make -s build/starvd.bpf.o build/pending.bpf.o build/softirqs.bpf.o build/lockwait.bpf.o O=build ||
 		die "building the BPF objects failed; output above"
 	o=build-arm64 bin=build-arm64 cc="aarch64-linux-gnu-gcc-12 --sysroot=$root"
 	mkdir -p "$o"
-	for f in starvd.bpf.o pending.bpf.o lockwait.bpf.o; do
+	for f in starvd.bpf.o pending.bpf.o softirqs.bpf.o lockwait.bpf.o; do
 		cmp -s "build/$f" "$o/$f" || cp -p "build/$f" "$o/$f"
 	done
 	# make must not rebuild them (vmlinux.h copied as build/ has it).
 	cp -p build/vmlinux.h "$o/vmlinux.h"
 	touch -r build/starvd.bpf.o "$o/starvd.bpf.o"
 	touch -r build/pending.bpf.o "$o/pending.bpf.o"
+	touch -r build/softirqs.bpf.o "$o/softirqs.bpf.o"
 	export PKG_CONFIG_SYSROOT_DIR=$root
 	export PKG_CONFIG_LIBDIR=$root/usr/lib/aarch64-linux-gnu/pkgconfig:$root/usr/share/pkgconfig
 	# Without libdw: starvd unwinds user stacks on x86_64 only
