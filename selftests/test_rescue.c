@@ -902,7 +902,7 @@ static void expect_pending(struct __test_metadata *_metadata,
 	char want[128];
 
 	if (strcmp(test_backend(), "bpf"))
-		unknown = "\"pending\":{\"unknown\":\"the kernel module cannot";
+		unknown = "\"pending\":{\"unknown\":\"the kernel module has no access";
 	else if (!strcmp(what, "softirqs") &&
 		 !kernel_btf_has_var("irq_stat") &&
 		 !kernel_btf_has_var("pcpu_hot") &&

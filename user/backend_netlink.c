@@ -467,6 +467,6 @@ const struct backend_ops netlink_backend_ops = {
 	.open = nlb_open,
 	.read_tasks = nlb_read_tasks,
 	.read_counters = nlb_read_counters,
-	.no_pending = "the kernel module cannot reach workqueue pools or other CPUs' softirq state; the BPF backend (-b bpf) reads them",
+	.no_pending = "the kernel module has no access to workqueue pools or to other CPUs' softirq state; the BPF backend (-b bpf) reads them",
 	.close = nlb_close,
 };
