@@ -73,18 +73,17 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-run_one() {	# name binary [VAR=value...] [-- ARG...]
-	local name=${SUITE_PREFIX:-}$1 bin=$2 out t0 vars=()
+# POSIX sh (busybox in the 32-bit guests): no arrays; $run_args, if set,
+# are the binary's arguments (split on spaces).
+run_args=
+run_one() {	# name binary [VAR=value...]
+	local name=${SUITE_PREFIX:-}$1 bin=$2 out t0
 	t0=$(date +%s)
 	shift 2
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do
-		vars+=("$1")
-		shift
-	done
-	[ $# -eq 0 ] || shift
 	echo "# === $name"
 	out=$(mktemp)
-	env "${vars[@]}" "$bin" "$@" 2>&1 | tee "$out"
+	# shellcheck disable=SC2086 # $run_args: words on purpose
+	env "$@" "$bin" $run_args 2>&1 | tee "$out"
 	echo "# === $name: $(($(date +%s) - t0)) s"
 	if grep -q '^# Totals:' "$out"; then
 		echo "$name $(grep '^# Totals:' "$out" | tail -n1)" >> "$RESULTS"
@@ -196,8 +195,10 @@ for suite in $suites; do
 		# A starving ksoftirqd (test_rescue's kernel_thread_softirq
 		# alone): the guests booted with threadirqs.
 		backend=${STARVD_TEST_BACKEND:-bpf}
+		run_args="-t kernel_thread_softirq"
 		run_one "softirq-$backend" "$bindir/test_rescue" \
-			STARVD_TEST_BACKEND="$backend" -- -t kernel_thread_softirq ;;
+			STARVD_TEST_BACKEND="$backend"
+		run_args= ;;
 	stacks)
 		# test_stacks alone (part of host): the generic 6.12 guest.
 		backend=${STARVD_TEST_BACKEND:-bpf}
