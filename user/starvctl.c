@@ -370,9 +370,7 @@ static const char *what_text(uint32_t tid, const char *comm,
 	if (tid)
 		snprintf(buf + strlen(buf), WHAT_LEN - strlen(buf), "/%u",
 			 tid);
-	if (w->kind[0] && w->waits[0])
-		snprintf(buf + strlen(buf), WHAT_LEN - strlen(buf),
-			 " (waits to run %s)", w->waits);
+	task_what_waits(w, buf + strlen(buf), WHAT_LEN - strlen(buf));
 	return buf;
 }
 

@@ -133,6 +133,15 @@ const char *task_what_kind(const struct task_what *w, char *buf,
 	return buf;
 }
 
+const char *task_what_waits(const struct task_what *w, char *buf,
+			    size_t len)
+{
+	snprintf(buf, len, "%s%s%s", w->kind[0] && w->waits[0] ?
+		 " (waits to run " : "", w->kind[0] ? w->waits : "",
+		 w->kind[0] && w->waits[0] ? ")" : "");
+	return buf;
+}
+
 /* @path into @buf (@len bytes), "..." and its end if it does not fit. */
 static void cut_front(const char *path, char *buf, size_t len)
 {

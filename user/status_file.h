@@ -162,6 +162,9 @@ void status_config_json(struct json_object *o, const struct daemon_status *s);
  */
 const char *task_what_kind(const struct task_what *w, char *buf,
 			   size_t len);
+/* " (waits to run X)" after a task, "" when nothing was read of it. */
+const char *task_what_waits(const struct task_what *w, char *buf,
+			    size_t len);
 /*
  * @w's cgroup for a table, into @buf (@len bytes): "/" for the root,
  * "-" unknown, a path too long as "..." and its end (the workload's name).

@@ -273,7 +273,7 @@ static const struct boost_info *boost_on(const struct top *t, int cpu)
 /* Boosts that started or ended since the last refresh. */
 static void track_boosts(struct top *t)
 {
-	char kind[24], cg[64];
+	char kind[24], cg[64], waits[TASK_WAITS_LEN + 16];
 	const struct boost_info *b;
 	struct seen_boost *sb;
 	int cpu;
@@ -306,12 +306,11 @@ static void track_boosts(struct top *t)
 			sb->tid = b->tid;
 			sb->start_ns = b->start_ns;
 			snprintf(sb->comm, sizeof(sb->comm), "%s", b->comm);
-			recent(t, "CPU %d %s/%u boosted (%s), %s in %s%s%s",
+			recent(t, "CPU %d %s/%u boosted (%s), %s in %s%s",
 			       cpu, b->comm, b->tid, b->policy,
 			       task_what_kind(&b->what, kind, sizeof(kind)),
 			       task_what_cgroup(&b->what, cg, sizeof(cg)),
-			       b->what.waits[0] ? ", waits to run " : "",
-			       b->what.waits);
+			       task_what_waits(&b->what, waits, sizeof(waits)));
 		}
 	}
 }
